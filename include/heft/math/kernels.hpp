@@ -1,0 +1,86 @@
+// Public entry points of the NTT and element-wise kernels, with run-time
+// ISA dispatch.
+//
+// The level is chosen once, at first use, from cpuid: the best of scalar <
+// avx2 < avx512 < ifma that the CPU and OS support. HEFT_ISA=scalar|avx2|
+// avx512|ifma in the environment, or set_isa(), forces a level (never one the
+// CPU lacks: that throws UnsupportedError). The ifma level handles moduli
+// below 2^50; calls with larger moduli transparently use the avx512 kernels.
+//
+// Every function validates its arguments (equal lengths, values of a table
+// that matches) and throws MismatchError / InvalidArgument; results are the
+// same, bit for bit, at every level. Output spans may alias an input exactly.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "heft/math/modulus.hpp"
+#include "heft/math/ntt_tables.hpp"
+
+namespace heft::math {
+
+enum class Isa { scalar = 0, avx2 = 1, avx512 = 2, ifma = 3 };
+
+const char* to_string(Isa isa) noexcept;
+// Parses "scalar", "avx2", "avx512" or "ifma"; throws InvalidArgument otherwise.
+Isa parse_isa(std::string_view name);
+
+// Whether this CPU (and OS) can run the level.
+bool isa_supported(Isa isa) noexcept;
+// The best level this CPU supports.
+Isa best_supported_isa() noexcept;
+// Every supported level, lowest first.
+std::vector<Isa> supported_isas();
+// The level kernels currently use.
+Isa active_isa();
+// Forces a level; throws UnsupportedError if the CPU lacks it.
+void set_isa(Isa isa);
+
+// A level that can run for modulus q, or an error: `ifma` needs q < 2^50.
+// Used when a caller pins a level explicitly.
+void check_isa_fits(Isa isa, const Modulus& q);
+
+// NTT of one polynomial of length tables.degree() modulo tables.modulus().
+// Forward: input in natural order, each value in [0, 4q); output in
+// bit-reversed order, in [0, q). Inverse: input bit-reversed in [0, 2q);
+// output natural in [0, q). The explicit-Isa overloads are for tests and
+// benchmarks; they refuse a level the CPU lacks or the modulus does not fit.
+void ntt_forward(std::span<uint64_t> values, const NttTables& tables);
+void ntt_inverse(std::span<uint64_t> values, const NttTables& tables);
+void ntt_forward(std::span<uint64_t> values, const NttTables& tables, Isa isa);
+void ntt_inverse(std::span<uint64_t> values, const NttTables& tables, Isa isa);
+
+// Element-wise arithmetic mod q; inputs in [0, q) unless stated, outputs in [0, q).
+void add_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span<uint64_t> out,
+             const Modulus& q, std::optional<Isa> isa = std::nullopt);
+void sub_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span<uint64_t> out,
+             const Modulus& q, std::optional<Isa> isa = std::nullopt);
+void negate_mod(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
+                std::optional<Isa> isa = std::nullopt);
+void mul_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span<uint64_t> out,
+             const Modulus& q, std::optional<Isa> isa = std::nullopt);
+// out = a * scalar mod q (scalar in [0, q); Shoup multiplication).
+void mul_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<uint64_t> out,
+                    const Modulus& q, std::optional<Isa> isa = std::nullopt);
+// out = a * b + c mod q.
+void fma_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
+             std::span<const uint64_t> c, std::span<uint64_t> out, const Modulus& q,
+             std::optional<Isa> isa = std::nullopt);
+// out = a * scalar + c mod q.
+void fma_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<const uint64_t> c,
+                    std::span<uint64_t> out, const Modulus& q,
+                    std::optional<Isa> isa = std::nullopt);
+// out = a mod q for a in [0, 2q), [0, 4q), or any 64-bit value.
+void reduce_from_2q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
+                    std::optional<Isa> isa = std::nullopt);
+void reduce_from_4q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
+                    std::optional<Isa> isa = std::nullopt);
+void reduce_any(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
+                std::optional<Isa> isa = std::nullopt);
+
+}  // namespace heft::math

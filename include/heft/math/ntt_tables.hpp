@@ -1,0 +1,60 @@
+// Precomputed twiddle factors for the negacyclic NTT of one (N, q).
+//
+// Built once per prime and shared (read-only) by every polynomial over that
+// prime. q must be prime and = 1 (mod 2N); psi is the smallest primitive
+// 2N-th root of unity, so tables are reproducible.
+#pragma once
+
+#include <cstdint>
+
+#include "heft/math/modulus.hpp"
+#include "heft/util/aligned_buffer.hpp"
+
+namespace heft::math {
+
+namespace kernels {
+struct NttTableData;
+}
+
+inline constexpr uint64_t kMinPolyDegree = 8;
+inline constexpr uint64_t kMaxPolyDegree = uint64_t{1} << 17;
+
+class NttTables {
+ public:
+  // Throws InvalidArgument if N is not a power of two in [8, 2^17], or q is not
+  // a prime = 1 (mod 2N).
+  NttTables(uint64_t degree, const Modulus& modulus);
+  ~NttTables();
+  NttTables(NttTables&&) noexcept;
+  NttTables& operator=(NttTables&&) noexcept;
+  NttTables(const NttTables&) = delete;
+  NttTables& operator=(const NttTables&) = delete;
+
+  [[nodiscard]] uint64_t degree() const noexcept { return degree_; }
+  [[nodiscard]] int log_degree() const noexcept { return log_degree_; }
+  [[nodiscard]] const Modulus& modulus() const noexcept { return modulus_; }
+  // The primitive 2N-th root psi the transform evaluates at.
+  [[nodiscard]] uint64_t root() const noexcept { return root_; }
+  // psi^brv(k) and psi^-brv(k), k in [0, N).
+  [[nodiscard]] const AlignedBuffer<uint64_t>& roots() const noexcept { return roots_; }
+  [[nodiscard]] const AlignedBuffer<uint64_t>& inv_roots() const noexcept { return inv_roots_; }
+
+  // The kernel-facing view (valid while this object lives).
+  [[nodiscard]] const kernels::NttTableData& data() const noexcept { return *data_; }
+
+ private:
+  void refresh_view();
+
+  uint64_t degree_ = 0;
+  int log_degree_ = 0;
+  Modulus modulus_;
+  uint64_t root_ = 0;
+  AlignedBuffer<uint64_t> roots_, roots_shoup_, inv_roots_, inv_roots_shoup_;
+  AlignedBuffer<uint64_t> roots_shoup52_, inv_roots_shoup52_;
+  kernels::NttTableData* data_ = nullptr;
+};
+
+// Reverses the lowest `bits` bits of x.
+uint64_t reverse_bits(uint64_t x, int bits) noexcept;
+
+}  // namespace heft::math

@@ -1,0 +1,33 @@
+// Prime generation and roots of unity for NTT-friendly moduli.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "heft/math/modulus.hpp"
+
+namespace heft::math {
+
+// Deterministic Miller-Rabin, exact for every 64-bit n.
+bool is_prime(uint64_t n) noexcept;
+
+// `count` distinct primes q = 1 (mod 2N) with exactly `bit_size` bits
+// (2^(bit_size-1) < q < 2^bit_size), largest first, skipping any value in
+// `exclude`. Throws InvalidArgument if N is not a power of two, bit_size is
+// outside [2 + log2(2N), 61], or not enough such primes exist.
+std::vector<Modulus> generate_ntt_primes(int bit_size, uint64_t degree, std::size_t count,
+                                         const std::vector<uint64_t>& exclude = {});
+
+// Largest prime t = 1 (mod 2N) with t < 2^bit_size: a plaintext modulus that
+// allows batching N values.
+Modulus generate_batching_prime(int bit_size, uint64_t degree);
+
+// Smallest primitive `order`-th root of unity mod prime q (order a power of
+// two dividing q - 1); throws InvalidArgument if none exists.
+uint64_t primitive_root_of_unity(uint64_t order, const Modulus& q);
+
+// Smallest of all primitive `order`-th roots (a canonical choice, so that the
+// same q and N always give the same NTT).
+uint64_t minimal_primitive_root_of_unity(uint64_t order, const Modulus& q);
+
+}  // namespace heft::math

@@ -1,0 +1,90 @@
+// A 64-byte-aligned, fixed-size array of trivially copyable values.
+//
+// Polynomials and precomputed tables live in these so that vector kernels can
+// use aligned loads and one allocation holds a whole RNS polynomial. Moving is
+// cheap; copying is explicit (clone()) so hidden copies of large data cannot
+// slip into hot code.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+namespace heft {
+
+inline constexpr std::size_t kBufferAlignment = 64;
+
+template <typename T>
+class AlignedBuffer {
+  static_assert(std::is_trivially_copyable_v<T>, "AlignedBuffer holds plain data only");
+
+ public:
+  AlignedBuffer() = default;
+
+  // Allocates `size` zero-initialised elements.
+  explicit AlignedBuffer(std::size_t size) : size_(size) {
+    if (size_ == 0) return;
+    data_ = static_cast<T*>(::operator new[](size_ * sizeof(T), std::align_val_t{kBufferAlignment}));
+    std::memset(static_cast<void*>(data_), 0, size_ * sizeof(T));
+  }
+
+  AlignedBuffer(AlignedBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+  AlignedBuffer& operator=(AlignedBuffer&& other) noexcept {
+    if (this != &other) {
+      release();
+      data_ = std::exchange(other.data_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
+
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+
+  ~AlignedBuffer() { release(); }
+
+  [[nodiscard]] AlignedBuffer clone() const {
+    AlignedBuffer copy(size_);
+    if (size_ != 0) std::memcpy(static_cast<void*>(copy.data_), data_, size_ * sizeof(T));
+    return copy;
+  }
+
+  // Overwrites the contents with zeros (used to wipe secrets before release).
+  void wipe() noexcept {
+    if (size_ == 0) return;
+    // volatile stores so that the compiler cannot drop the wipe of dying memory.
+    volatile unsigned char* bytes = reinterpret_cast<volatile unsigned char*>(data_);
+    for (std::size_t i = 0; i < size_ * sizeof(T); ++i) bytes[i] = 0;
+  }
+
+  [[nodiscard]] T* data() noexcept { return data_; }
+  [[nodiscard]] const T* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  T& operator[](std::size_t i) noexcept { return data_[i]; }
+  const T& operator[](std::size_t i) const noexcept { return data_[i]; }
+  [[nodiscard]] std::span<T> span() noexcept { return {data_, size_}; }
+  [[nodiscard]] std::span<const T> span() const noexcept { return {data_, size_}; }
+  T* begin() noexcept { return data_; }
+  T* end() noexcept { return data_ + size_; }
+  const T* begin() const noexcept { return data_; }
+  const T* end() const noexcept { return data_ + size_; }
+
+ private:
+  void release() noexcept {
+    if (data_ != nullptr) ::operator delete[](data_, std::align_val_t{kBufferAlignment});
+    data_ = nullptr;
+    size_ = 0;
+  }
+
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace heft

@@ -1,0 +1,37 @@
+// Typed exceptions thrown by every public entry point of heft.
+//
+// Callers catch heft::Error for "anything heft refused", or one of the
+// subclasses when they want to react to a specific kind of bad input.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace heft {
+
+// Base of every exception heft throws on purpose.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// An argument is malformed or out of range (not a power of two, not prime, ...).
+class InvalidArgument : public Error {
+ public:
+  using Error::Error;
+};
+
+// Operands do not fit together (different lengths, towers, forms, contexts).
+class MismatchError : public InvalidArgument {
+ public:
+  using InvalidArgument::InvalidArgument;
+};
+
+// The request is valid but this CPU or build cannot honour it (e.g. an ISA level
+// the processor lacks).
+class UnsupportedError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace heft

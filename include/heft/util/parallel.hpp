@@ -1,0 +1,32 @@
+// parallel_for on a process-wide thread pool.
+//
+// Rules that the layers above rely on:
+// - With one thread (HEFT_NUM_THREADS=1 or set_num_threads(1)) the body runs
+//   inline on the caller's thread: exactly the serial path, no pool, no locks.
+// - A parallel_for called from inside another parallel_for body runs serially
+//   in that worker, so nesting never oversubscribes and never deadlocks.
+// - If bodies throw, every started chunk still finishes, then the first
+//   exception is rethrown on the calling thread.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace heft {
+
+// Threads parallel_for may use (>= 1). Defaults to HEFT_NUM_THREADS, else all cores.
+std::size_t num_threads();
+
+// Changes the thread count for later calls (0 means "all cores").
+void set_num_threads(std::size_t count);
+
+// True while the current thread is executing a parallel_for body.
+bool in_parallel_region();
+
+// Calls body(i) for every i in [begin, end), spread over the pool. Iterations
+// must be independent. Work is split into contiguous chunks, at most one per
+// thread, so body(i) for neighbouring i usually runs on the same thread.
+void parallel_for(std::size_t begin, std::size_t end,
+                  const std::function<void(std::size_t)>& body);
+
+}  // namespace heft

@@ -1,0 +1,259 @@
+// Run-time selection of the kernel ISA level and the public, validated
+// entry points that forward to it. Compiled for baseline x86-64.
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "heft/math/kernels.hpp"
+#include "heft/util/cpu_features.hpp"
+#include "math/kernels/kernel_api.hpp"
+
+namespace heft::math {
+namespace {
+
+using kernels::KernelTable;
+
+#define HEFT_KERNEL_TABLE(ns)                                                                  \
+  KernelTable {                                                                                \
+#ns, &kernels::ns::ntt_forward, &kernels::ns::ntt_inverse, &kernels::ns::add_mod,          \
+        &kernels::ns::sub_mod, &kernels::ns::negate_mod, &kernels::ns::mul_mod,                \
+        &kernels::ns::mul_scalar_mod, &kernels::ns::fma_mod, &kernels::ns::fma_scalar_mod,     \
+        &kernels::ns::reduce_from_2q, &kernels::ns::reduce_from_4q, &kernels::ns::reduce_any \
+  }
+
+const KernelTable kTables[] = {HEFT_KERNEL_TABLE(scalar), HEFT_KERNEL_TABLE(avx2),
+                               HEFT_KERNEL_TABLE(avx512), HEFT_KERNEL_TABLE(ifma)};
+
+constexpr uint64_t kIfmaModulusBound = uint64_t{1} << 50;
+
+Isa initial_isa() {
+  if (const char* env = std::getenv("HEFT_ISA"); env != nullptr && *env != '\0') {
+    const Isa requested = parse_isa(env);
+    if (!isa_supported(requested)) {
+      throw UnsupportedError(std::string("HEFT_ISA=") + env +
+                             " asks for an instruction set this CPU lacks; supported here: " +
+                             to_string(best_supported_isa()) + " and below");
+    }
+    return requested;
+  }
+  return best_supported_isa();
+}
+
+std::atomic<int>& active_level() {
+  static std::atomic<int> level{static_cast<int>(initial_isa())};
+  return level;
+}
+
+// The table to use for modulus q at level `isa`: ifma cannot take q >= 2^50,
+// so those calls go to the avx512 kernels (same results, 64-bit lanes).
+const KernelTable& table_for(Isa isa, uint64_t q) {
+  if (isa == Isa::ifma && q >= kIfmaModulusBound) isa = Isa::avx512;
+  return kTables[static_cast<int>(isa)];
+}
+
+const KernelTable& active_table(uint64_t q) { return table_for(active_isa(), q); }
+
+const KernelTable& pinned_table(Isa isa, const Modulus& q) {
+  if (!isa_supported(isa)) {
+    throw UnsupportedError(std::string("ISA level '") + to_string(isa) +
+                           "' is not supported by this CPU (best here: " +
+                           to_string(best_supported_isa()) + ")");
+  }
+  check_isa_fits(isa, q);
+  return kTables[static_cast<int>(isa)];
+}
+
+const KernelTable& choose(std::optional<Isa> isa, const Modulus& q) {
+  return isa ? pinned_table(*isa, q) : active_table(q.value());
+}
+
+void require_same_size(std::size_t expected, std::size_t actual, const char* operation,
+                       const char* what) {
+  if (expected != actual) {
+    throw MismatchError(std::string(operation) + ": " + what + " has " + std::to_string(actual) +
+                        " values but the first operand has " + std::to_string(expected));
+  }
+}
+
+void check_ntt_span(std::span<uint64_t> values, const NttTables& tables, const char* operation) {
+  if (values.size() != tables.degree()) {
+    throw MismatchError(std::string(operation) + ": polynomial has " +
+                        std::to_string(values.size()) + " coefficients but the NTT tables are for N = " +
+                        std::to_string(tables.degree()));
+  }
+}
+
+}  // namespace
+
+const char* to_string(Isa isa) noexcept {
+  switch (isa) {
+    case Isa::scalar: return "scalar";
+    case Isa::avx2: return "avx2";
+    case Isa::avx512: return "avx512";
+    case Isa::ifma: return "ifma";
+  }
+  return "unknown";
+}
+
+Isa parse_isa(std::string_view name) {
+  for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512, Isa::ifma}) {
+    if (name == to_string(isa)) return isa;
+  }
+  throw InvalidArgument("unknown ISA level '" + std::string(name) +
+                        "': use scalar, avx2, avx512 or ifma");
+}
+
+bool isa_supported(Isa isa) noexcept {
+  const CpuFeatures& f = cpu_features();
+  const bool avx2 = f.avx2 && f.bmi2 && f.fma;
+  const bool avx512 = avx2 && f.avx512f && f.avx512dq && f.avx512vl && f.avx512bw;
+  switch (isa) {
+    case Isa::scalar: return true;
+    case Isa::avx2: return avx2;
+    case Isa::avx512: return avx512;
+    case Isa::ifma: return avx512 && f.avx512ifma;
+  }
+  return false;
+}
+
+Isa best_supported_isa() noexcept {
+  for (Isa isa : {Isa::ifma, Isa::avx512, Isa::avx2}) {
+    if (isa_supported(isa)) return isa;
+  }
+  return Isa::scalar;
+}
+
+std::vector<Isa> supported_isas() {
+  std::vector<Isa> levels;
+  for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512, Isa::ifma}) {
+    if (isa_supported(isa)) levels.push_back(isa);
+  }
+  return levels;
+}
+
+Isa active_isa() { return static_cast<Isa>(active_level().load(std::memory_order_relaxed)); }
+
+void set_isa(Isa isa) {
+  if (!isa_supported(isa)) {
+    throw UnsupportedError(std::string("cannot select ISA level '") + to_string(isa) +
+                           "': this CPU supports up to '" + to_string(best_supported_isa()) + "'");
+  }
+  active_level().store(static_cast<int>(isa), std::memory_order_relaxed);
+}
+
+void check_isa_fits(Isa isa, const Modulus& q) {
+  if (isa == Isa::ifma && q.value() >= kIfmaModulusBound) {
+    throw InvalidArgument("the ifma level needs moduli below 2^50; " + std::to_string(q.value()) +
+                          " has " + std::to_string(q.bit_count()) + " bits");
+  }
+}
+
+void ntt_forward(std::span<uint64_t> values, const NttTables& tables) {
+  check_ntt_span(values, tables, "ntt_forward");
+  active_table(tables.modulus().value()).ntt_forward(values.data(), tables.data());
+}
+
+void ntt_inverse(std::span<uint64_t> values, const NttTables& tables) {
+  check_ntt_span(values, tables, "ntt_inverse");
+  active_table(tables.modulus().value()).ntt_inverse(values.data(), tables.data());
+}
+
+void ntt_forward(std::span<uint64_t> values, const NttTables& tables, Isa isa) {
+  check_ntt_span(values, tables, "ntt_forward");
+  pinned_table(isa, tables.modulus()).ntt_forward(values.data(), tables.data());
+}
+
+void ntt_inverse(std::span<uint64_t> values, const NttTables& tables, Isa isa) {
+  check_ntt_span(values, tables, "ntt_inverse");
+  pinned_table(isa, tables.modulus()).ntt_inverse(values.data(), tables.data());
+}
+
+void add_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span<uint64_t> out,
+             const Modulus& q, std::optional<Isa> isa) {
+  require_same_size(a.size(), b.size(), "add_mod", "second operand");
+  require_same_size(a.size(), out.size(), "add_mod", "output");
+  choose(isa, q).add_mod(out.data(), a.data(), b.data(), a.size(), q.value());
+}
+
+void sub_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span<uint64_t> out,
+             const Modulus& q, std::optional<Isa> isa) {
+  require_same_size(a.size(), b.size(), "sub_mod", "second operand");
+  require_same_size(a.size(), out.size(), "sub_mod", "output");
+  choose(isa, q).sub_mod(out.data(), a.data(), b.data(), a.size(), q.value());
+}
+
+void negate_mod(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
+                std::optional<Isa> isa) {
+  require_same_size(a.size(), out.size(), "negate_mod", "output");
+  choose(isa, q).negate_mod(out.data(), a.data(), a.size(), q.value());
+}
+
+namespace {
+kernels::ModulusData modulus_data(const Modulus& q) {
+  return {q.value(), q.barrett_hi(), q.barrett_lo(), q.barrett64()};
+}
+
+void check_scalar_operand(uint64_t scalar, const Modulus& q, const char* operation) {
+  if (scalar >= q.value()) {
+    throw InvalidArgument(std::string(operation) + ": scalar " + std::to_string(scalar) +
+                          " must be reduced below the modulus " + std::to_string(q.value()));
+  }
+}
+}  // namespace
+
+void mul_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span<uint64_t> out,
+             const Modulus& q, std::optional<Isa> isa) {
+  require_same_size(a.size(), b.size(), "mul_mod", "second operand");
+  require_same_size(a.size(), out.size(), "mul_mod", "output");
+  const kernels::ModulusData data = modulus_data(q);
+  choose(isa, q).mul_mod(out.data(), a.data(), b.data(), a.size(), data);
+}
+
+void mul_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<uint64_t> out,
+                    const Modulus& q, std::optional<Isa> isa) {
+  require_same_size(a.size(), out.size(), "mul_scalar_mod", "output");
+  check_scalar_operand(scalar, q, "mul_scalar_mod");
+  choose(isa, q).mul_scalar_mod(out.data(), a.data(), scalar, q.shoup(scalar), a.size(),
+                                q.value());
+}
+
+void fma_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
+             std::span<const uint64_t> c, std::span<uint64_t> out, const Modulus& q,
+             std::optional<Isa> isa) {
+  require_same_size(a.size(), b.size(), "fma_mod", "second operand");
+  require_same_size(a.size(), c.size(), "fma_mod", "addend");
+  require_same_size(a.size(), out.size(), "fma_mod", "output");
+  const kernels::ModulusData data = modulus_data(q);
+  choose(isa, q).fma_mod(out.data(), a.data(), b.data(), c.data(), a.size(), data);
+}
+
+void fma_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<const uint64_t> c,
+                    std::span<uint64_t> out, const Modulus& q, std::optional<Isa> isa) {
+  require_same_size(a.size(), c.size(), "fma_scalar_mod", "addend");
+  require_same_size(a.size(), out.size(), "fma_scalar_mod", "output");
+  check_scalar_operand(scalar, q, "fma_scalar_mod");
+  choose(isa, q).fma_scalar_mod(out.data(), a.data(), scalar, q.shoup(scalar), c.data(), a.size(),
+                                q.value());
+}
+
+void reduce_from_2q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
+                    std::optional<Isa> isa) {
+  require_same_size(a.size(), out.size(), "reduce_from_2q", "output");
+  choose(isa, q).reduce_from_2q(out.data(), a.data(), a.size(), q.value());
+}
+
+void reduce_from_4q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
+                    std::optional<Isa> isa) {
+  require_same_size(a.size(), out.size(), "reduce_from_4q", "output");
+  choose(isa, q).reduce_from_4q(out.data(), a.data(), a.size(), q.value());
+}
+
+void reduce_any(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
+                std::optional<Isa> isa) {
+  require_same_size(a.size(), out.size(), "reduce_any", "output");
+  const kernels::ModulusData data = modulus_data(q);
+  choose(isa, q).reduce_any(out.data(), a.data(), a.size(), data);
+}
+
+}  // namespace heft::math

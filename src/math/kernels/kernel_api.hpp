@@ -1,0 +1,110 @@
+// The contract between the kernel dispatcher and the per-ISA kernel files.
+//
+// Each ISA level (scalar, avx2, avx512, ifma) implements the functions declared
+// below in its own namespace, in translation units compiled with that level's
+// compiler flags. Because those units are compiled with flags the rest of the
+// library must not use, this header is deliberately plain: POD structs and
+// function declarations only. No inline functions, no templates, no standard
+// containers: any inline code shared with an ISA unit could be emitted with
+// AVX-512 instructions and then picked by the linker for baseline callers,
+// which would crash on older CPUs. Kernel files include only this header,
+// <cstddef>/<cstdint> and intrinsics headers.
+//
+// Every kernel's result is fully reduced to [0, q), so all levels are
+// bit-identical for the same input. Internally kernels may work lazily.
+// "out" may alias an input exactly; partial overlap is not allowed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace heft::math::kernels {
+
+// A modulus q < 2^61 with its Barrett constants.
+struct ModulusData {
+  uint64_t value;       // q
+  uint64_t barrett_hi;  // floor(2^128 / q), high word
+  uint64_t barrett_lo;  // floor(2^128 / q), low word
+  uint64_t barrett64;   // floor(2^64 / q)
+};
+
+// Precomputed tables for the negacyclic NTT of length N modulo q (see
+// math/ntt_tables.hpp for how they are built). psi is a primitive 2N-th root
+// of unity mod q and brv(k) reverses the log2(N) bits of k.
+struct NttTableData {
+  uint64_t degree;       // N, a power of two
+  uint32_t log_degree;   // log2(N)
+  ModulusData modulus;   // q
+  const uint64_t* roots;             // roots[k] = psi^brv(k), k in [0, N)
+  const uint64_t* roots_shoup;       // floor(roots[k] * 2^64 / q)
+  const uint64_t* inv_roots;         // inv_roots[k] = psi^-brv(k)
+  const uint64_t* inv_roots_shoup;   // floor(inv_roots[k] * 2^64 / q)
+  const uint64_t* roots_shoup52;     // floor(roots[k] * 2^52 / q); null unless q < 2^50
+  const uint64_t* inv_roots_shoup52; // floor(inv_roots[k] * 2^52 / q); null unless q < 2^50
+  uint64_t inv_degree;               // N^-1 mod q
+  uint64_t inv_degree_shoup;         // floor(N^-1 * 2^64 / q)
+  uint64_t inv_degree_shoup52;       // floor(N^-1 * 2^52 / q) (0 unless q < 2^50)
+  uint64_t inv_degree_root;          // N^-1 * inv_roots[1] mod q (merged into the last stage)
+  uint64_t inv_degree_root_shoup;
+  uint64_t inv_degree_root_shoup52;
+};
+
+// One ISA level's kernels. Ranges are inputs -> outputs.
+#define HEFT_DECLARE_KERNELS(isa_namespace)                                                       \
+  namespace isa_namespace {                                                                       \
+  /* Forward negacyclic NTT in place: natural order in [0, 4q) -> bit-reversed order in [0, q). \
+     Output index k holds a(psi^(2 brv(k) + 1)). */                                               \
+  void ntt_forward(uint64_t* values, const NttTableData& table);                                  \
+  /* Inverse NTT in place (includes the 1/N factor): bit-reversed order in [0, 2q) ->            \
+     natural order in [0, q). */                                                                  \
+  void ntt_inverse(uint64_t* values, const NttTableData& table);                                  \
+  /* out = a + b, a - b, -a mod q; inputs in [0, q) -> [0, q). */                                 \
+  void add_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q);        \
+  void sub_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q);        \
+  void negate_mod(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                        \
+  /* out = a * b mod q; inputs in [0, q) -> [0, q). */                                            \
+  void mul_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n,                     \
+               const ModulusData& q);                                                             \
+  /* out = a * w mod q for a fixed w in [0, q) with w_shoup = floor(w 2^64 / q);                  \
+     a in [0, q) -> [0, q). */                                                                    \
+  void mul_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup, size_t n,   \
+                      uint64_t q);                                                                \
+  /* out = a * b + c mod q; all inputs in [0, q) -> [0, q). */                                    \
+  void fma_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n,  \
+               const ModulusData& q);                                                             \
+  /* out = a * w + c mod q for a fixed w (as mul_scalar_mod); inputs in [0, q) -> [0, q). */      \
+  void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup,             \
+                      const uint64_t* c, size_t n, uint64_t q);                                   \
+  /* Reductions to [0, q): from [0, 2q), from [0, 4q), and from any 64-bit word. */               \
+  void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                    \
+  void reduce_from_4q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                    \
+  void reduce_any(uint64_t* out, const uint64_t* a, size_t n, const ModulusData& q);              \
+  }
+
+HEFT_DECLARE_KERNELS(scalar)
+HEFT_DECLARE_KERNELS(avx2)
+HEFT_DECLARE_KERNELS(avx512)
+HEFT_DECLARE_KERNELS(ifma)
+// Test-only builds of the AVX-512 and IFMA sources on top of SIMDe's portable
+// emulation, so that their logic is checked on CPUs without AVX-512.
+HEFT_DECLARE_KERNELS(avx512_emulated)
+HEFT_DECLARE_KERNELS(ifma_emulated)
+
+// Function-pointer table of one level, built by the dispatcher.
+struct KernelTable {
+  const char* name;
+  decltype(&scalar::ntt_forward) ntt_forward;
+  decltype(&scalar::ntt_inverse) ntt_inverse;
+  decltype(&scalar::add_mod) add_mod;
+  decltype(&scalar::sub_mod) sub_mod;
+  decltype(&scalar::negate_mod) negate_mod;
+  decltype(&scalar::mul_mod) mul_mod;
+  decltype(&scalar::mul_scalar_mod) mul_scalar_mod;
+  decltype(&scalar::fma_mod) fma_mod;
+  decltype(&scalar::fma_scalar_mod) fma_scalar_mod;
+  decltype(&scalar::reduce_from_2q) reduce_from_2q;
+  decltype(&scalar::reduce_from_4q) reduce_from_4q;
+  decltype(&scalar::reduce_any) reduce_any;
+};
+
+}  // namespace heft::math::kernels

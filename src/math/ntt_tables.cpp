@@ -1,0 +1,126 @@
+// Builds the twiddle tables used by every ISA level's NTT kernels.
+#include "heft/math/ntt_tables.hpp"
+
+#include <string>
+#include <utility>
+
+#include "heft/math/primes.hpp"
+#include "math/kernels/kernel_api.hpp"
+
+namespace heft::math {
+
+uint64_t reverse_bits(uint64_t x, int bits) noexcept {
+  uint64_t reversed = 0;
+  for (int i = 0; i < bits; ++i) {
+    reversed = (reversed << 1) | (x & 1);
+    x >>= 1;
+  }
+  return reversed;
+}
+
+namespace {
+
+uint64_t shoup52(uint64_t w, uint64_t q) {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(w) << 52) / q);
+}
+
+}  // namespace
+
+NttTables::NttTables(uint64_t degree, const Modulus& modulus) : degree_(degree), modulus_(modulus) {
+  if (degree < kMinPolyDegree || degree > kMaxPolyDegree || (degree & (degree - 1)) != 0) {
+    throw InvalidArgument("NTT length N = " + std::to_string(degree) +
+                          " must be a power of two in [8, 131072]");
+  }
+  const uint64_t q = modulus.value();
+  if ((q - 1) % (2 * degree) != 0 || !is_prime(q)) {
+    throw InvalidArgument("NTT modulus " + std::to_string(q) + " must be a prime = 1 mod 2N = " +
+                          std::to_string(2 * degree));
+  }
+  log_degree_ = __builtin_ctzll(degree);
+  root_ = minimal_primitive_root_of_unity(2 * degree, modulus);
+  const uint64_t inv_root = modulus.inverse(root_);
+  const bool small_modulus = q < (uint64_t{1} << 50);
+
+  roots_ = AlignedBuffer<uint64_t>(degree);
+  roots_shoup_ = AlignedBuffer<uint64_t>(degree);
+  inv_roots_ = AlignedBuffer<uint64_t>(degree);
+  inv_roots_shoup_ = AlignedBuffer<uint64_t>(degree);
+  if (small_modulus) {
+    roots_shoup52_ = AlignedBuffer<uint64_t>(degree);
+    inv_roots_shoup52_ = AlignedBuffer<uint64_t>(degree);
+  }
+  uint64_t power = 1, inv_power = 1;
+  for (uint64_t i = 0; i < degree; ++i) {
+    const uint64_t k = reverse_bits(i, log_degree_);
+    roots_[k] = power;
+    inv_roots_[k] = inv_power;
+    power = modulus.mul(power, root_);
+    inv_power = modulus.mul(inv_power, inv_root);
+  }
+  for (uint64_t k = 0; k < degree; ++k) {
+    roots_shoup_[k] = modulus.shoup(roots_[k]);
+    inv_roots_shoup_[k] = modulus.shoup(inv_roots_[k]);
+    if (small_modulus) {
+      roots_shoup52_[k] = shoup52(roots_[k], q);
+      inv_roots_shoup52_[k] = shoup52(inv_roots_[k], q);
+    }
+  }
+  data_ = new kernels::NttTableData{};
+  refresh_view();
+}
+
+void NttTables::refresh_view() {
+  const uint64_t q = modulus_.value();
+  const bool small_modulus = q < (uint64_t{1} << 50);
+  kernels::NttTableData& d = *data_;
+  d.degree = degree_;
+  d.log_degree = static_cast<uint32_t>(log_degree_);
+  d.modulus = {q, modulus_.barrett_hi(), modulus_.barrett_lo(), modulus_.barrett64()};
+  d.roots = roots_.data();
+  d.roots_shoup = roots_shoup_.data();
+  d.inv_roots = inv_roots_.data();
+  d.inv_roots_shoup = inv_roots_shoup_.data();
+  d.roots_shoup52 = small_modulus ? roots_shoup52_.data() : nullptr;
+  d.inv_roots_shoup52 = small_modulus ? inv_roots_shoup52_.data() : nullptr;
+  d.inv_degree = modulus_.inverse(degree_ % q);
+  d.inv_degree_shoup = modulus_.shoup(d.inv_degree);
+  d.inv_degree_shoup52 = small_modulus ? shoup52(d.inv_degree, q) : 0;
+  d.inv_degree_root = modulus_.mul(d.inv_degree, inv_roots_[1]);
+  d.inv_degree_root_shoup = modulus_.shoup(d.inv_degree_root);
+  d.inv_degree_root_shoup52 = small_modulus ? shoup52(d.inv_degree_root, q) : 0;
+}
+
+NttTables::~NttTables() { delete data_; }
+
+NttTables::NttTables(NttTables&& other) noexcept
+    : degree_(other.degree_),
+      log_degree_(other.log_degree_),
+      modulus_(other.modulus_),
+      root_(other.root_),
+      roots_(std::move(other.roots_)),
+      roots_shoup_(std::move(other.roots_shoup_)),
+      inv_roots_(std::move(other.inv_roots_)),
+      inv_roots_shoup_(std::move(other.inv_roots_shoup_)),
+      roots_shoup52_(std::move(other.roots_shoup52_)),
+      inv_roots_shoup52_(std::move(other.inv_roots_shoup52_)),
+      data_(std::exchange(other.data_, nullptr)) {}
+
+NttTables& NttTables::operator=(NttTables&& other) noexcept {
+  if (this != &other) {
+    delete data_;
+    degree_ = other.degree_;
+    log_degree_ = other.log_degree_;
+    modulus_ = other.modulus_;
+    root_ = other.root_;
+    roots_ = std::move(other.roots_);
+    roots_shoup_ = std::move(other.roots_shoup_);
+    inv_roots_ = std::move(other.inv_roots_);
+    inv_roots_shoup_ = std::move(other.inv_roots_shoup_);
+    roots_shoup52_ = std::move(other.roots_shoup52_);
+    inv_roots_shoup52_ = std::move(other.inv_roots_shoup52_);
+    data_ = std::exchange(other.data_, nullptr);
+  }
+  return *this;
+}
+
+}  // namespace heft::math

@@ -1,0 +1,127 @@
+// Primality testing, NTT-friendly prime generation and roots of unity.
+#include "heft/math/primes.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace heft::math {
+namespace {
+
+uint64_t mul_mod_u64(uint64_t a, uint64_t b, uint64_t n) {
+  return static_cast<uint64_t>(static_cast<unsigned __int128>(a) * b % n);
+}
+
+uint64_t pow_mod_u64(uint64_t a, uint64_t e, uint64_t n) {
+  uint64_t result = 1 % n;
+  a %= n;
+  while (e != 0) {
+    if (e & 1) result = mul_mod_u64(result, a, n);
+    a = mul_mod_u64(a, a, n);
+    e >>= 1;
+  }
+  return result;
+}
+
+bool is_power_of_two(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+void check_degree(uint64_t degree) {
+  if (!is_power_of_two(degree) || degree < 2 || degree > (uint64_t{1} << 17)) {
+    throw InvalidArgument("polynomial degree N = " + std::to_string(degree) +
+                          " must be a power of two between 2 and 2^17");
+  }
+}
+
+}  // namespace
+
+bool is_prime(uint64_t n) noexcept {
+  if (n < 2) return false;
+  for (uint64_t p : {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37}) {
+    if (n % p == 0) return n == p;
+  }
+  uint64_t d = n - 1;
+  int s = 0;
+  while ((d & 1) == 0) {
+    d >>= 1;
+    ++s;
+  }
+  // These 12 bases make Miller-Rabin deterministic for all n < 3.3 * 10^24.
+  for (uint64_t a : {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37}) {
+    uint64_t x = pow_mod_u64(a, d, n);
+    if (x == 1 || x == n - 1) continue;
+    bool composite = true;
+    for (int r = 1; r < s; ++r) {
+      x = mul_mod_u64(x, x, n);
+      if (x == n - 1) {
+        composite = false;
+        break;
+      }
+    }
+    if (composite) return false;
+  }
+  return true;
+}
+
+std::vector<Modulus> generate_ntt_primes(int bit_size, uint64_t degree, std::size_t count,
+                                         const std::vector<uint64_t>& exclude) {
+  check_degree(degree);
+  const uint64_t two_n = 2 * degree;
+  const int log_two_n = __builtin_ctzll(two_n);
+  if (bit_size > kMaxModulusBits || bit_size < log_two_n + 2) {
+    throw InvalidArgument("prime bit size " + std::to_string(bit_size) + " is out of range for N = " +
+                          std::to_string(degree) + ": use " + std::to_string(log_two_n + 2) +
+                          " to " + std::to_string(kMaxModulusBits) + " bits");
+  }
+  std::vector<Modulus> primes;
+  const uint64_t upper = uint64_t{1} << bit_size;
+  const uint64_t lower = uint64_t{1} << (bit_size - 1);
+  // Largest candidate = 1 mod 2N below 2^bit_size, walking down in steps of 2N.
+  uint64_t candidate = (upper - 1) / two_n * two_n + 1;
+  if (candidate >= upper) candidate -= two_n;
+  while (primes.size() < count && candidate > lower) {
+    if (is_prime(candidate) &&
+        std::find(exclude.begin(), exclude.end(), candidate) == exclude.end()) {
+      primes.emplace_back(candidate);
+    }
+    candidate -= two_n;
+  }
+  if (primes.size() < count) {
+    throw InvalidArgument("only " + std::to_string(primes.size()) + " primes of " +
+                          std::to_string(bit_size) + " bits are = 1 mod " + std::to_string(two_n) +
+                          ", " + std::to_string(count) + " were requested");
+  }
+  return primes;
+}
+
+Modulus generate_batching_prime(int bit_size, uint64_t degree) {
+  return generate_ntt_primes(bit_size, degree, 1).front();
+}
+
+uint64_t primitive_root_of_unity(uint64_t order, const Modulus& q) {
+  const uint64_t p = q.value();
+  if (!is_power_of_two(order) || order < 2 || (p - 1) % order != 0 || !is_prime(p)) {
+    throw InvalidArgument("no primitive " + std::to_string(order) + "-th root of unity modulo " +
+                          std::to_string(p) + ": q must be prime and = 1 mod " +
+                          std::to_string(order));
+  }
+  // g^((p-1)/order) has order dividing `order`; it is primitive iff its
+  // (order/2)-th power is -1.
+  for (uint64_t g = 2; g < p; ++g) {
+    const uint64_t root = q.pow(g, (p - 1) / order);
+    if (q.pow(root, order / 2) == p - 1) return root;
+  }
+  throw InvalidArgument("no primitive root of unity found modulo " + std::to_string(p));
+}
+
+uint64_t minimal_primitive_root_of_unity(uint64_t order, const Modulus& q) {
+  const uint64_t root = primitive_root_of_unity(order, q);
+  // All primitive roots are root^k for odd k; walk them via root^2 steps.
+  const uint64_t step = q.mul(root, root);
+  uint64_t current = root, smallest = root;
+  for (uint64_t i = 0; i < order / 2; ++i) {
+    smallest = std::min(smallest, current);
+    current = q.mul(current, step);
+  }
+  return smallest;
+}
+
+}  // namespace heft::math

@@ -1,0 +1,176 @@
+// A small fixed thread pool behind parallel_for.
+//
+// One job runs at a time: the caller splits [begin, end) into one contiguous
+// chunk per thread, runs chunk 0 itself and hands the rest to the workers.
+// A body that calls parallel_for again (thread_local flag set) runs serially,
+// which is what keeps nesting free of oversubscription and deadlock. Callers
+// from different application threads are serialised on job_mutex_; a caller
+// that finds the pool busy runs its loop serially instead of waiting.
+#include "heft/util/parallel.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "heft/util/error.hpp"
+
+namespace heft {
+namespace {
+
+thread_local bool t_in_parallel_region = false;
+
+std::size_t default_thread_count() {
+  if (const char* env = std::getenv("HEFT_NUM_THREADS"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(env, &end, 10);
+    if (end != nullptr && *end == '\0' && value > 0 && value <= 4096) return value;
+    throw InvalidArgument(std::string("HEFT_NUM_THREADS='") + env +
+                          "' is not a thread count: use a positive integer");
+  }
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : hw;
+}
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(std::size_t threads) { resize(threads); }
+  ~ThreadPool() { stop_workers(); }
+
+  std::size_t size() const { return thread_count_.load(); }
+
+  void resize(std::size_t threads) {
+    std::lock_guard<std::mutex> job_lock(job_mutex_);
+    stop_workers();
+    thread_count_ = std::max<std::size_t>(1, threads);
+    stopping_ = false;
+    for (std::size_t i = 1; i < thread_count_; ++i) workers_.emplace_back([this, i] { work(i); });
+  }
+
+  void run(std::size_t begin, std::size_t end, const std::function<void(std::size_t)>& body) {
+    const std::size_t count = end - begin;
+    std::unique_lock<std::mutex> job_lock(job_mutex_, std::try_to_lock);
+    const std::size_t threads = thread_count_.load();
+    if (!job_lock.owns_lock() || threads == 1 || count == 1) {
+      run_serial(begin, end, body);
+      return;
+    }
+    const std::size_t chunks = std::min(threads, count);
+    {
+      std::lock_guard<std::mutex> lock(state_mutex_);
+      body_ = &body;
+      begin_ = begin;
+      count_ = count;
+      chunks_ = chunks;
+      pending_ = chunks - 1;
+      error_ = nullptr;
+      ++generation_;
+    }
+    wake_.notify_all();
+    run_chunk(0);
+    std::unique_lock<std::mutex> lock(state_mutex_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+    body_ = nullptr;
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+ private:
+  static void run_serial(std::size_t begin, std::size_t end,
+                         const std::function<void(std::size_t)>& body) {
+    const bool was_inside = t_in_parallel_region;
+    t_in_parallel_region = true;
+    try {
+      for (std::size_t i = begin; i < end; ++i) body(i);
+    } catch (...) {
+      t_in_parallel_region = was_inside;
+      throw;
+    }
+    t_in_parallel_region = was_inside;
+  }
+
+  // Runs chunk `index` of the current job; records the first exception.
+  void run_chunk(std::size_t index) {
+    const std::size_t lo = begin_ + count_ * index / chunks_;
+    const std::size_t hi = begin_ + count_ * (index + 1) / chunks_;
+    try {
+      run_serial(lo, hi, *body_);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(state_mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+  }
+
+  void work(std::size_t worker_index) {
+    uint64_t seen_generation = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(state_mutex_);
+        wake_.wait(lock, [&] { return stopping_ || generation_ != seen_generation; });
+        if (stopping_) return;
+        seen_generation = generation_;
+        if (worker_index >= chunks_) continue;  // fewer chunks than workers this time
+      }
+      run_chunk(worker_index);
+      {
+        std::lock_guard<std::mutex> lock(state_mutex_);
+        if (--pending_ == 0) done_.notify_one();
+      }
+    }
+  }
+
+  void stop_workers() {
+    {
+      std::lock_guard<std::mutex> lock(state_mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+  }
+
+  std::mutex job_mutex_;    // one job at a time
+  std::mutex state_mutex_;  // guards the job description below
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  std::atomic<std::size_t> thread_count_{1};
+  bool stopping_ = false;
+  uint64_t generation_ = 0;
+  const std::function<void(std::size_t)>* body_ = nullptr;
+  std::size_t begin_ = 0, count_ = 0, chunks_ = 0, pending_ = 0;
+  std::exception_ptr error_;
+};
+
+ThreadPool& pool() {
+  static ThreadPool instance(default_thread_count());
+  return instance;
+}
+
+}  // namespace
+
+std::size_t num_threads() { return pool().size(); }
+
+void set_num_threads(std::size_t count) {
+  if (t_in_parallel_region)
+    throw InvalidArgument("set_num_threads cannot be called from inside a parallel_for body");
+  pool().resize(count == 0 ? std::max(1u, std::thread::hardware_concurrency()) : count);
+}
+
+bool in_parallel_region() { return t_in_parallel_region; }
+
+void parallel_for(std::size_t begin, std::size_t end,
+                  const std::function<void(std::size_t)>& body) {
+  if (end <= begin) return;
+  if (t_in_parallel_region) {
+    for (std::size_t i = begin; i < end; ++i) body(i);
+    return;
+  }
+  pool().run(begin, end, body);
+}
+
+}  // namespace heft
