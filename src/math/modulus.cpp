@@ -7,7 +7,8 @@ namespace heft::math {
 
 Modulus::Modulus(uint64_t q) {
   if (q < 2 || q >= (uint64_t{1} << kMaxModulusBits)) {
-    throw InvalidArgument("modulus " + std::to_string(q) + " is out of range: heft needs 2 <= q < 2^" +
+    throw InvalidArgument("modulus " + std::to_string(q) +
+                          " is out of range: heft needs 2 <= q < 2^" +
                           std::to_string(kMaxModulusBits));
   }
   value_ = q;

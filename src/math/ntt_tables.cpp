@@ -33,8 +33,8 @@ NttTables::NttTables(uint64_t degree, const Modulus& modulus) : degree_(degree),
   }
   const uint64_t q = modulus.value();
   if ((q - 1) % (2 * degree) != 0 || !is_prime(q)) {
-    throw InvalidArgument("NTT modulus " + std::to_string(q) + " must be a prime = 1 mod 2N = " +
-                          std::to_string(2 * degree));
+    throw InvalidArgument("NTT modulus " + std::to_string(q) +
+                          " must be a prime = 1 mod 2N = " + std::to_string(2 * degree));
   }
   log_degree_ = __builtin_ctzll(degree);
   root_ = minimal_primitive_root_of_unity(2 * degree, modulus);
@@ -90,7 +90,9 @@ void NttTables::refresh_view() {
   d.inv_degree_root_shoup52 = small_modulus ? shoup52(d.inv_degree_root, q) : 0;
 }
 
-NttTables::~NttTables() { delete data_; }
+NttTables::~NttTables() {
+  delete data_;
+}
 
 NttTables::NttTables(NttTables&& other) noexcept
     : degree_(other.degree_),

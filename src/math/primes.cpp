@@ -22,7 +22,9 @@ uint64_t pow_mod_u64(uint64_t a, uint64_t e, uint64_t n) {
   return result;
 }
 
-bool is_power_of_two(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
+bool is_power_of_two(uint64_t x) {
+  return x != 0 && (x & (x - 1)) == 0;
+}
 
 void check_degree(uint64_t degree) {
   if (!is_power_of_two(degree) || degree < 2 || degree > (uint64_t{1} << 17)) {
@@ -67,9 +69,10 @@ std::vector<Modulus> generate_ntt_primes(int bit_size, uint64_t degree, std::siz
   const uint64_t two_n = 2 * degree;
   const int log_two_n = __builtin_ctzll(two_n);
   if (bit_size > kMaxModulusBits || bit_size < log_two_n + 2) {
-    throw InvalidArgument("prime bit size " + std::to_string(bit_size) + " is out of range for N = " +
-                          std::to_string(degree) + ": use " + std::to_string(log_two_n + 2) +
-                          " to " + std::to_string(kMaxModulusBits) + " bits");
+    throw InvalidArgument("prime bit size " + std::to_string(bit_size) +
+                          " is out of range for N = " + std::to_string(degree) + ": use " +
+                          std::to_string(log_two_n + 2) + " to " + std::to_string(kMaxModulusBits) +
+                          " bits");
   }
   std::vector<Modulus> primes;
   const uint64_t upper = uint64_t{1} << bit_size;

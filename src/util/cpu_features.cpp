@@ -30,8 +30,8 @@ CpuFeatures detect() {
   const bool cpu_avx = (ecx >> 28) & 1;
   if (osxsave) {
     const uint64_t xcr0 = read_xcr0();
-    f.os_saves_ymm = (xcr0 & 0x6) == 0x6;     // SSE and AVX state
-    f.os_saves_zmm = (xcr0 & 0xe6) == 0xe6;   // plus opmask, ZMM_Hi256, Hi16_ZMM
+    f.os_saves_ymm = (xcr0 & 0x6) == 0x6;    // SSE and AVX state
+    f.os_saves_zmm = (xcr0 & 0xe6) == 0xe6;  // plus opmask, ZMM_Hi256, Hi16_ZMM
   }
   f.avx = cpu_avx && f.os_saves_ymm;
   if (!f.avx) f.fma = false;
@@ -57,7 +57,8 @@ CpuFeatures detect() {
     }
   }
   f.brand = brand;
-  while (!f.brand.empty() && f.brand.back() == ' ') f.brand.pop_back();
+  while (!f.brand.empty() && f.brand.back() == ' ')
+    f.brand.pop_back();
   return f;
 }
 

@@ -50,7 +50,11 @@ class ThreadPool {
     stop_workers();
     thread_count_ = std::max<std::size_t>(1, threads);
     stopping_ = false;
-    for (std::size_t i = 1; i < thread_count_; ++i) workers_.emplace_back([this, i] { work(i); });
+    // New workers start from the current generation so they never mistake the
+    // previous job for a fresh one.
+    for (std::size_t i = 1; i < thread_count_; ++i) {
+      workers_.emplace_back([this, i, start = generation_] { work(i, start); });
+    }
   }
 
   void run(std::size_t begin, std::size_t end, const std::function<void(std::size_t)>& body) {
@@ -86,7 +90,8 @@ class ThreadPool {
     const bool was_inside = t_in_parallel_region;
     t_in_parallel_region = true;
     try {
-      for (std::size_t i = begin; i < end; ++i) body(i);
+      for (std::size_t i = begin; i < end; ++i)
+        body(i);
     } catch (...) {
       t_in_parallel_region = was_inside;
       throw;
@@ -106,8 +111,7 @@ class ThreadPool {
     }
   }
 
-  void work(std::size_t worker_index) {
-    uint64_t seen_generation = 0;
+  void work(std::size_t worker_index, uint64_t seen_generation) {
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(state_mutex_);
@@ -130,7 +134,8 @@ class ThreadPool {
       stopping_ = true;
     }
     wake_.notify_all();
-    for (auto& w : workers_) w.join();
+    for (auto& w : workers_)
+      w.join();
     workers_.clear();
   }
 
@@ -153,7 +158,9 @@ ThreadPool& pool() {
 
 }  // namespace
 
-std::size_t num_threads() { return pool().size(); }
+std::size_t num_threads() {
+  return pool().size();
+}
 
 void set_num_threads(std::size_t count) {
   if (t_in_parallel_region)
@@ -161,13 +168,16 @@ void set_num_threads(std::size_t count) {
   pool().resize(count == 0 ? std::max(1u, std::thread::hardware_concurrency()) : count);
 }
 
-bool in_parallel_region() { return t_in_parallel_region; }
+bool in_parallel_region() {
+  return t_in_parallel_region;
+}
 
 void parallel_for(std::size_t begin, std::size_t end,
                   const std::function<void(std::size_t)>& body) {
   if (end <= begin) return;
   if (t_in_parallel_region) {
-    for (std::size_t i = begin; i < end; ++i) body(i);
+    for (std::size_t i = begin; i < end; ++i)
+      body(i);
     return;
   }
   pool().run(begin, end, body);

@@ -68,9 +68,8 @@ void mul_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span
 void mul_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<uint64_t> out,
                     const Modulus& q, std::optional<Isa> isa = std::nullopt);
 // out = a * b + c mod q.
-void fma_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
-             std::span<const uint64_t> c, std::span<uint64_t> out, const Modulus& q,
-             std::optional<Isa> isa = std::nullopt);
+void fma_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span<const uint64_t> c,
+             std::span<uint64_t> out, const Modulus& q, std::optional<Isa> isa = std::nullopt);
 // out = a * scalar + c mod q.
 void fma_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<const uint64_t> c,
                     std::span<uint64_t> out, const Modulus& q,

@@ -39,7 +39,8 @@ class Modulus {
 
   // Any 64-bit word mod q (Barrett with floor(2^64/q)).
   [[nodiscard]] uint64_t reduce(uint64_t a) const noexcept {
-    uint64_t quotient = static_cast<uint64_t>((static_cast<unsigned __int128>(a) * barrett64_) >> 64);
+    uint64_t quotient =
+        static_cast<uint64_t>((static_cast<unsigned __int128>(a) * barrett64_) >> 64);
     uint64_t r = a - quotient * value_;
     return r >= value_ ? r - value_ : r;
   }
@@ -58,7 +59,8 @@ class Modulus {
     uint64_t quotient = x_hi * barrett_hi_ + static_cast<uint64_t>(lo_hi >> 64) +
                         static_cast<uint64_t>(hi_lo >> 64) + carry_in;
     uint64_t r = x_lo - quotient * value_;
-    while (r >= value_) r -= value_;
+    while (r >= value_)
+      r -= value_;
     return r;
   }
 

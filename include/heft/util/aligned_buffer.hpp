@@ -28,7 +28,8 @@ class AlignedBuffer {
   // Allocates `size` zero-initialised elements.
   explicit AlignedBuffer(std::size_t size) : size_(size) {
     if (size_ == 0) return;
-    data_ = static_cast<T*>(::operator new[](size_ * sizeof(T), std::align_val_t{kBufferAlignment}));
+    data_ =
+        static_cast<T*>(::operator new[](size_ * sizeof(T), std::align_val_t{kBufferAlignment}));
     std::memset(static_cast<void*>(data_), 0, size_ * sizeof(T));
   }
 
@@ -60,7 +61,8 @@ class AlignedBuffer {
     if (size_ == 0) return;
     // volatile stores so that the compiler cannot drop the wipe of dying memory.
     volatile unsigned char* bytes = reinterpret_cast<volatile unsigned char*>(data_);
-    for (std::size_t i = 0; i < size_ * sizeof(T); ++i) bytes[i] = 0;
+    for (std::size_t i = 0; i < size_ * sizeof(T); ++i)
+      bytes[i] = 0;
   }
 
   [[nodiscard]] T* data() noexcept { return data_; }

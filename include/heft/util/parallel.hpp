@@ -26,7 +26,6 @@ bool in_parallel_region();
 // Calls body(i) for every i in [begin, end), spread over the pool. Iterations
 // must be independent. Work is split into contiguous chunks, at most one per
 // thread, so body(i) for neighbouring i usually runs on the same thread.
-void parallel_for(std::size_t begin, std::size_t end,
-                  const std::function<void(std::size_t)>& body);
+void parallel_for(std::size_t begin, std::size_t end, const std::function<void(std::size_t)>& body);
 
 }  // namespace heft

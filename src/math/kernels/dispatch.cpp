@@ -14,11 +14,11 @@ namespace {
 
 using kernels::KernelTable;
 
-#define HEFT_KERNEL_TABLE(ns)                                                                  \
-  KernelTable {                                                                                \
-#ns, &kernels::ns::ntt_forward, &kernels::ns::ntt_inverse, &kernels::ns::add_mod,          \
-        &kernels::ns::sub_mod, &kernels::ns::negate_mod, &kernels::ns::mul_mod,                \
-        &kernels::ns::mul_scalar_mod, &kernels::ns::fma_mod, &kernels::ns::fma_scalar_mod,     \
+#define HEFT_KERNEL_TABLE(ns)                                                                \
+  KernelTable {                                                                              \
+#ns, &kernels::ns::ntt_forward, &kernels::ns::ntt_inverse, &kernels::ns::add_mod,        \
+        &kernels::ns::sub_mod, &kernels::ns::negate_mod, &kernels::ns::mul_mod,              \
+        &kernels::ns::mul_scalar_mod, &kernels::ns::fma_mod, &kernels::ns::fma_scalar_mod,   \
         &kernels::ns::reduce_from_2q, &kernels::ns::reduce_from_4q, &kernels::ns::reduce_any \
   }
 
@@ -52,13 +52,15 @@ const KernelTable& table_for(Isa isa, uint64_t q) {
   return kTables[static_cast<int>(isa)];
 }
 
-const KernelTable& active_table(uint64_t q) { return table_for(active_isa(), q); }
+const KernelTable& active_table(uint64_t q) {
+  return table_for(active_isa(), q);
+}
 
 const KernelTable& pinned_table(Isa isa, const Modulus& q) {
   if (!isa_supported(isa)) {
-    throw UnsupportedError(std::string("ISA level '") + to_string(isa) +
-                           "' is not supported by this CPU (best here: " +
-                           to_string(best_supported_isa()) + ")");
+    throw UnsupportedError(
+        std::string("ISA level '") + to_string(isa) +
+        "' is not supported by this CPU (best here: " + to_string(best_supported_isa()) + ")");
   }
   check_isa_fits(isa, q);
   return kTables[static_cast<int>(isa)];
@@ -78,9 +80,9 @@ void require_same_size(std::size_t expected, std::size_t actual, const char* ope
 
 void check_ntt_span(std::span<uint64_t> values, const NttTables& tables, const char* operation) {
   if (values.size() != tables.degree()) {
-    throw MismatchError(std::string(operation) + ": polynomial has " +
-                        std::to_string(values.size()) + " coefficients but the NTT tables are for N = " +
-                        std::to_string(tables.degree()));
+    throw MismatchError(
+        std::string(operation) + ": polynomial has " + std::to_string(values.size()) +
+        " coefficients but the NTT tables are for N = " + std::to_string(tables.degree()));
   }
 }
 
@@ -88,10 +90,14 @@ void check_ntt_span(std::span<uint64_t> values, const NttTables& tables, const c
 
 const char* to_string(Isa isa) noexcept {
   switch (isa) {
-    case Isa::scalar: return "scalar";
-    case Isa::avx2: return "avx2";
-    case Isa::avx512: return "avx512";
-    case Isa::ifma: return "ifma";
+    case Isa::scalar:
+      return "scalar";
+    case Isa::avx2:
+      return "avx2";
+    case Isa::avx512:
+      return "avx512";
+    case Isa::ifma:
+      return "ifma";
   }
   return "unknown";
 }
@@ -109,10 +115,14 @@ bool isa_supported(Isa isa) noexcept {
   const bool avx2 = f.avx2 && f.bmi2 && f.fma;
   const bool avx512 = avx2 && f.avx512f && f.avx512dq && f.avx512vl && f.avx512bw;
   switch (isa) {
-    case Isa::scalar: return true;
-    case Isa::avx2: return avx2;
-    case Isa::avx512: return avx512;
-    case Isa::ifma: return avx512 && f.avx512ifma;
+    case Isa::scalar:
+      return true;
+    case Isa::avx2:
+      return avx2;
+    case Isa::avx512:
+      return avx512;
+    case Isa::ifma:
+      return avx512 && f.avx512ifma;
   }
   return false;
 }
@@ -132,7 +142,9 @@ std::vector<Isa> supported_isas() {
   return levels;
 }
 
-Isa active_isa() { return static_cast<Isa>(active_level().load(std::memory_order_relaxed)); }
+Isa active_isa() {
+  return static_cast<Isa>(active_level().load(std::memory_order_relaxed));
+}
 
 void set_isa(Isa isa) {
   if (!isa_supported(isa)) {
@@ -214,13 +226,11 @@ void mul_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<uint
                     const Modulus& q, std::optional<Isa> isa) {
   require_same_size(a.size(), out.size(), "mul_scalar_mod", "output");
   check_scalar_operand(scalar, q, "mul_scalar_mod");
-  choose(isa, q).mul_scalar_mod(out.data(), a.data(), scalar, q.shoup(scalar), a.size(),
-                                q.value());
+  choose(isa, q).mul_scalar_mod(out.data(), a.data(), scalar, q.shoup(scalar), a.size(), q.value());
 }
 
-void fma_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
-             std::span<const uint64_t> c, std::span<uint64_t> out, const Modulus& q,
-             std::optional<Isa> isa) {
+void fma_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span<const uint64_t> c,
+             std::span<uint64_t> out, const Modulus& q, std::optional<Isa> isa) {
   require_same_size(a.size(), b.size(), "fma_mod", "second operand");
   require_same_size(a.size(), c.size(), "fma_mod", "addend");
   require_same_size(a.size(), out.size(), "fma_mod", "output");

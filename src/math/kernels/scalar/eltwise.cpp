@@ -6,7 +6,9 @@
 namespace heft::math::kernels::scalar {
 namespace {
 
-inline uint64_t reduce_once(uint64_t x, uint64_t bound) { return x >= bound ? x - bound : x; }
+inline uint64_t reduce_once(uint64_t x, uint64_t bound) {
+  return x >= bound ? x - bound : x;
+}
 
 // x mod q for any 128-bit x; the quotient estimate is short by at most 2.
 inline uint64_t barrett_reduce_128(unsigned __int128 x, const ModulusData& q) {
@@ -15,30 +17,36 @@ inline uint64_t barrett_reduce_128(unsigned __int128 x, const ModulusData& q) {
   const unsigned __int128 lo_lo = static_cast<unsigned __int128>(x_lo) * q.barrett_lo;
   const unsigned __int128 lo_hi = static_cast<unsigned __int128>(x_lo) * q.barrett_hi;
   const unsigned __int128 hi_lo = static_cast<unsigned __int128>(x_hi) * q.barrett_lo;
-  const unsigned __int128 middle = (lo_lo >> 64) + static_cast<uint64_t>(lo_hi) + static_cast<uint64_t>(hi_lo);
+  const unsigned __int128 middle =
+      (lo_lo >> 64) + static_cast<uint64_t>(lo_hi) + static_cast<uint64_t>(hi_lo);
   const uint64_t quotient = x_hi * q.barrett_hi + static_cast<uint64_t>(lo_hi >> 64) +
-                            static_cast<uint64_t>(hi_lo >> 64) + static_cast<uint64_t>(middle >> 64);
+                            static_cast<uint64_t>(hi_lo >> 64) +
+                            static_cast<uint64_t>(middle >> 64);
   const uint64_t r = x_lo - quotient * q.value;
   return reduce_once(reduce_once(r, q.value), q.value);
 }
 
 inline uint64_t mul_shoup(uint64_t x, uint64_t w, uint64_t w_shoup, uint64_t q) {
-  const uint64_t quotient = static_cast<uint64_t>((static_cast<unsigned __int128>(x) * w_shoup) >> 64);
+  const uint64_t quotient =
+      static_cast<uint64_t>((static_cast<unsigned __int128>(x) * w_shoup) >> 64);
   return reduce_once(x * w - quotient * q, q);
 }
 
 }  // namespace
 
 void add_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q) {
-  for (size_t i = 0; i < n; ++i) out[i] = reduce_once(a[i] + b[i], q);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = reduce_once(a[i] + b[i], q);
 }
 
 void sub_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q) {
-  for (size_t i = 0; i < n; ++i) out[i] = a[i] >= b[i] ? a[i] - b[i] : a[i] + q - b[i];
+  for (size_t i = 0; i < n; ++i)
+    out[i] = a[i] >= b[i] ? a[i] - b[i] : a[i] + q - b[i];
 }
 
 void negate_mod(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
-  for (size_t i = 0; i < n; ++i) out[i] = a[i] == 0 ? 0 : q - a[i];
+  for (size_t i = 0; i < n; ++i)
+    out[i] = a[i] == 0 ? 0 : q - a[i];
 }
 
 void mul_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, const ModulusData& q) {
@@ -49,7 +57,8 @@ void mul_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, cons
 
 void mul_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup, size_t n,
                     uint64_t q) {
-  for (size_t i = 0; i < n; ++i) out[i] = mul_shoup(a[i], w, w_shoup, q);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = mul_shoup(a[i], w, w_shoup, q);
 }
 
 void fma_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n,
@@ -61,20 +70,24 @@ void fma_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t
 
 void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup,
                     const uint64_t* c, size_t n, uint64_t q) {
-  for (size_t i = 0; i < n; ++i) out[i] = reduce_once(mul_shoup(a[i], w, w_shoup, q) + c[i], q);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = reduce_once(mul_shoup(a[i], w, w_shoup, q) + c[i], q);
 }
 
 void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
-  for (size_t i = 0; i < n; ++i) out[i] = reduce_once(a[i], q);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = reduce_once(a[i], q);
 }
 
 void reduce_from_4q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
-  for (size_t i = 0; i < n; ++i) out[i] = reduce_once(reduce_once(a[i], 2 * q), q);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = reduce_once(reduce_once(a[i], 2 * q), q);
 }
 
 void reduce_any(uint64_t* out, const uint64_t* a, size_t n, const ModulusData& q) {
   for (size_t i = 0; i < n; ++i) {
-    const uint64_t quotient = static_cast<uint64_t>((static_cast<unsigned __int128>(a[i]) * q.barrett64) >> 64);
+    const uint64_t quotient =
+        static_cast<uint64_t>((static_cast<unsigned __int128>(a[i]) * q.barrett64) >> 64);
     out[i] = reduce_once(a[i] - quotient * q.value, q.value);
   }
 }

@@ -16,11 +16,14 @@ namespace {
 
 // W*y mod q in [0, 2q) for any y < 2^64 (Shoup): no final correction.
 inline uint64_t mul_shoup_lazy(uint64_t y, uint64_t w, uint64_t w_shoup, uint64_t q) {
-  const uint64_t quotient = static_cast<uint64_t>((static_cast<unsigned __int128>(y) * w_shoup) >> 64);
+  const uint64_t quotient =
+      static_cast<uint64_t>((static_cast<unsigned __int128>(y) * w_shoup) >> 64);
   return y * w - quotient * q;
 }
 
-inline uint64_t reduce_once(uint64_t x, uint64_t bound) { return x >= bound ? x - bound : x; }
+inline uint64_t reduce_once(uint64_t x, uint64_t bound) {
+  return x >= bound ? x - bound : x;
+}
 
 }  // namespace
 
@@ -42,7 +45,8 @@ void ntt_forward(uint64_t* values, const NttTableData& table) {
       }
     }
   }
-  for (uint64_t j = 0; j < n; ++j) values[j] = reduce_once(reduce_once(values[j], two_q), q);
+  for (uint64_t j = 0; j < n; ++j)
+    values[j] = reduce_once(reduce_once(values[j], two_q), q);
 }
 
 void ntt_inverse(uint64_t* values, const NttTableData& table) {

@@ -1,0 +1,379 @@
+// Tests for math/: Modulus arithmetic, prime generation, roots of unity, the
+// scalar NTT against naive negacyclic convolution and direct evaluation, the
+// element-wise kernels against unsigned __int128 arithmetic, every supported
+// ISA level against scalar through the public dispatcher, and bad input.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <vector>
+
+#include "heft/math/kernels.hpp"
+#include "heft/math/modulus.hpp"
+#include "heft/math/ntt_tables.hpp"
+#include "heft/math/primes.hpp"
+
+namespace heft::math {
+namespace {
+
+using u128 = unsigned __int128;
+
+uint64_t mulmod_ref(uint64_t a, uint64_t b, uint64_t q) {
+  return static_cast<uint64_t>(static_cast<u128>(a) * b % q);
+}
+
+uint64_t powmod_ref(uint64_t a, uint64_t e, uint64_t q) {
+  uint64_t r = 1 % q;
+  for (a %= q; e; e >>= 1, a = mulmod_ref(a, a, q))
+    if (e & 1) r = mulmod_ref(r, a, q);
+  return r;
+}
+
+std::vector<uint64_t> random_values(std::size_t n, uint64_t bound, std::mt19937_64& rng) {
+  std::uniform_int_distribution<uint64_t> dist(0, bound - 1);
+  std::vector<uint64_t> v(n);
+  for (auto& x : v)
+    x = dist(rng);
+  return v;
+}
+
+// Naive O(N^2) product in Z_q[X]/(X^N + 1).
+std::vector<uint64_t> negacyclic_product(const std::vector<uint64_t>& a,
+                                         const std::vector<uint64_t>& b, uint64_t q) {
+  const std::size_t n = a.size();
+  std::vector<uint64_t> c(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const uint64_t p = mulmod_ref(a[i], b[j], q);
+      const std::size_t k = (i + j) % n;
+      if (i + j < n) {
+        c[k] = (c[k] + p) % q;
+      } else {
+        c[k] = (c[k] + q - p) % q;
+      }
+    }
+  }
+  return c;
+}
+
+TEST(Modulus, RejectsOutOfRange) {
+  EXPECT_THROW(Modulus(0), InvalidArgument);
+  EXPECT_THROW(Modulus(1), InvalidArgument);
+  EXPECT_THROW(Modulus(uint64_t{1} << 61), InvalidArgument);
+  EXPECT_NO_THROW(Modulus((uint64_t{1} << 61) - 1));
+}
+
+TEST(Modulus, ArithmeticMatchesInt128) {
+  std::mt19937_64 rng(1);
+  for (uint64_t q :
+       {uint64_t{2}, uint64_t{3}, uint64_t{65537}, uint64_t{1} << 40, (uint64_t{1} << 50) - 27,
+        (uint64_t{1} << 61) - 1, uint64_t{1152921504606830593}}) {
+    Modulus m(q);
+    std::uniform_int_distribution<uint64_t> any;
+    for (int trial = 0; trial < 2000; ++trial) {
+      const uint64_t a = any(rng) % q, b = any(rng) % q, x = any(rng), y = any(rng);
+      EXPECT_EQ(m.add(a, b), static_cast<uint64_t>((static_cast<u128>(a) + b) % q));
+      EXPECT_EQ(m.sub(a, b), static_cast<uint64_t>((static_cast<u128>(a) + q - b) % q));
+      EXPECT_EQ(m.negate(a), (q - a) % q);
+      EXPECT_EQ(m.reduce(x), x % q);
+      EXPECT_EQ(m.mul(x, y), mulmod_ref(x, y, q));
+      const u128 wide = (static_cast<u128>(x) << 64) | y;
+      EXPECT_EQ(m.reduce128(wide), static_cast<uint64_t>(wide % q));
+      EXPECT_EQ(m.mul_shoup(x, a, m.shoup(a)), mulmod_ref(x, a, q));
+      EXPECT_EQ(m.pow(a, y), powmod_ref(a, y, q));
+    }
+    // Extreme 128-bit values.
+    const u128 all_ones = ~static_cast<u128>(0);
+    EXPECT_EQ(m.reduce128(all_ones), static_cast<uint64_t>(all_ones % q));
+    EXPECT_EQ(m.reduce(~uint64_t{0}), ~uint64_t{0} % q);
+  }
+}
+
+TEST(Modulus, InverseAndItsFailure) {
+  Modulus m(1000000007);
+  for (uint64_t a : {uint64_t{1}, uint64_t{2}, uint64_t{123456789}, uint64_t{1000000006}}) {
+    EXPECT_EQ(mulmod_ref(a, m.inverse(a), m.value()), 1u);
+  }
+  EXPECT_THROW((void)m.inverse(0), InvalidArgument);
+  Modulus composite(1000);
+  EXPECT_THROW((void)composite.inverse(10), InvalidArgument);
+  EXPECT_EQ(mulmod_ref(7, composite.inverse(7), 1000), 1u);
+}
+
+TEST(Primes, MillerRabinAgreesWithTrialDivision) {
+  auto trial = [](uint64_t n) {
+    if (n < 2) return false;
+    for (uint64_t d = 2; d * d <= n; ++d)
+      if (n % d == 0) return false;
+    return true;
+  };
+  for (uint64_t n = 0; n < 20000; ++n)
+    ASSERT_EQ(is_prime(n), trial(n)) << n;
+  // Strong pseudoprimes to several bases and large known values.
+  EXPECT_FALSE(is_prime(3215031751ULL));
+  EXPECT_FALSE(is_prime(3825123056546413051ULL));
+  EXPECT_TRUE(is_prime(18446744073709551557ULL));  // largest 64-bit prime
+  EXPECT_TRUE(is_prime((uint64_t{1} << 61) - 1));  // Mersenne prime
+  EXPECT_FALSE(is_prime((uint64_t{1} << 62) - 1));
+}
+
+TEST(Primes, GeneratedPrimesAreNttFriendlyDistinctAndSized) {
+  for (uint64_t n : {uint64_t{1024}, uint64_t{16384}, uint64_t{1} << 17}) {
+    for (int bits : {30, 40, 50, 55, 60, 61}) {
+      const auto primes = generate_ntt_primes(bits, n, 6);
+      ASSERT_EQ(primes.size(), 6u);
+      std::set<uint64_t> seen;
+      for (const auto& p : primes) {
+        EXPECT_TRUE(is_prime(p.value()));
+        EXPECT_EQ(p.value() % (2 * n), 1u);
+        EXPECT_EQ(p.bit_count(), bits);
+        EXPECT_TRUE(seen.insert(p.value()).second);
+      }
+    }
+  }
+  const auto first = generate_ntt_primes(50, 4096, 3);
+  const auto more = generate_ntt_primes(50, 4096, 2, {first[0].value(), first[1].value()});
+  EXPECT_EQ(more[0].value(), first[2].value());
+  const Modulus t = generate_batching_prime(17, 8192);
+  EXPECT_EQ(t.value() % 16384, 1u);
+  EXPECT_TRUE(is_prime(t.value()));
+}
+
+TEST(Primes, RejectsBadRequests) {
+  EXPECT_THROW(generate_ntt_primes(50, 1000, 1), InvalidArgument);     // not a power of two
+  EXPECT_THROW(generate_ntt_primes(62, 1024, 1), InvalidArgument);     // too wide
+  EXPECT_THROW(generate_ntt_primes(12, 1024, 1), InvalidArgument);     // too narrow for 2N
+  EXPECT_THROW(generate_ntt_primes(20, 4096, 1000), InvalidArgument);  // not enough primes
+}
+
+TEST(Primes, RootsOfUnityArePrimitive) {
+  for (uint64_t order : {uint64_t{16}, uint64_t{2048}, uint64_t{1} << 18}) {
+    const Modulus q = generate_ntt_primes(55, order / 2, 1)[0];
+    const uint64_t root = minimal_primitive_root_of_unity(order, q);
+    EXPECT_EQ(powmod_ref(root, order, q.value()), 1u);
+    EXPECT_EQ(powmod_ref(root, order / 2, q.value()), q.value() - 1);
+  }
+  EXPECT_THROW(primitive_root_of_unity(64, Modulus(97)), InvalidArgument);  // 64 does not divide 96
+  EXPECT_THROW(primitive_root_of_unity(8, Modulus(1000)), InvalidArgument);  // not prime
+}
+
+TEST(NttTables, RejectsBadDegreeAndModulus) {
+  const Modulus q = generate_ntt_primes(40, 1024, 1)[0];
+  EXPECT_THROW(NttTables(1000, q), InvalidArgument);
+  EXPECT_THROW(NttTables(4, q), InvalidArgument);
+  EXPECT_THROW(NttTables(uint64_t{1} << 18, q), InvalidArgument);
+  EXPECT_THROW(NttTables(1024, Modulus(q.value() + 2)), InvalidArgument);  // not 1 mod 2N / prime
+  EXPECT_THROW(NttTables(4096, q), InvalidArgument);  // q = 1 mod 2048 only (checked below)
+}
+
+// The forward NTT evaluates a at psi^(2 brv(k) + 1) into slot k.
+TEST(Ntt, ScalarForwardIsEvaluationAtOddPowers) {
+  std::mt19937_64 rng(2);
+  for (uint64_t n : {uint64_t{8}, uint64_t{64}, uint64_t{256}}) {
+    for (int bits : {30, 61}) {
+      const Modulus q = generate_ntt_primes(bits, n, 1)[0];
+      NttTables tables(n, q);
+      auto a = random_values(n, q.value(), rng);
+      auto transformed = a;
+      ntt_forward(transformed, tables, Isa::scalar);
+      const int log_n = tables.log_degree();
+      for (uint64_t k = 0; k < n; ++k) {
+        const uint64_t point = powmod_ref(tables.root(), 2 * reverse_bits(k, log_n) + 1, q.value());
+        uint64_t value = 0;
+        for (uint64_t i = n; i-- > 0;)
+          value = (mulmod_ref(value, point, q.value()) + a[i]) % q.value();
+        ASSERT_EQ(transformed[k], value) << "n=" << n << " k=" << k;
+      }
+    }
+  }
+}
+
+TEST(Ntt, ScalarMultiplicationMatchesNaiveConvolution) {
+  std::mt19937_64 rng(3);
+  for (uint64_t n : {uint64_t{8}, uint64_t{32}, uint64_t{256}, uint64_t{1024}}) {
+    for (int bits : {30, 40, 50, 55, 60, 61}) {
+      const Modulus q = generate_ntt_primes(bits, n, 1)[0];
+      NttTables tables(n, q);
+      const auto a = random_values(n, q.value(), rng);
+      const auto b = random_values(n, q.value(), rng);
+      auto fa = a, fb = b;
+      ntt_forward(fa, tables, Isa::scalar);
+      ntt_forward(fb, tables, Isa::scalar);
+      mul_mod(fa, fb, fa, q, Isa::scalar);
+      ntt_inverse(fa, tables, Isa::scalar);
+      ASSERT_EQ(fa, negacyclic_product(a, b, q.value())) << "n=" << n << " bits=" << bits;
+    }
+  }
+}
+
+TEST(Ntt, ScalarRoundTripAndLazyInputRanges) {
+  std::mt19937_64 rng(4);
+  for (int log_n = 3; log_n <= 17; ++log_n) {
+    const uint64_t n = uint64_t{1} << log_n;
+    for (int bits : {30, 50, 61}) {
+      const Modulus q = generate_ntt_primes(bits, n, 1)[0];
+      NttTables tables(n, q);
+      const auto a = random_values(n, q.value(), rng);
+      auto v = a;
+      ntt_forward(v, tables, Isa::scalar);
+      for (uint64_t x : v)
+        ASSERT_LT(x, q.value());
+      ntt_inverse(v, tables, Isa::scalar);
+      ASSERT_EQ(v, a) << "n=" << n << " bits=" << bits;
+      // Forward accepts [0, 4q): a + kq for k in {0..3} must transform like a.
+      auto lazy = a;
+      for (uint64_t i = 0; i < n; ++i)
+        lazy[i] += (i % 4) * q.value();
+      auto reference = a;
+      ntt_forward(reference, tables, Isa::scalar);
+      ntt_forward(lazy, tables, Isa::scalar);
+      ASSERT_EQ(lazy, reference);
+      // Inverse accepts [0, 2q).
+      auto lazy_inverse = reference;
+      for (uint64_t i = 0; i < n; i += 2)
+        lazy_inverse[i] += q.value();
+      ntt_inverse(lazy_inverse, tables, Isa::scalar);
+      ASSERT_EQ(lazy_inverse, a);
+    }
+  }
+}
+
+// Every level the CPU supports, through the public dispatcher, equals scalar.
+TEST(Dispatch, EverySupportedLevelMatchesScalar) {
+  std::mt19937_64 rng(5);
+  for (Isa isa : supported_isas()) {
+    for (int log_n : {3, 4, 5, 10, 13, 16, 17}) {
+      const uint64_t n = uint64_t{1} << log_n;
+      for (int bits : {30, 49, 50, 60, 61}) {
+        if (isa == Isa::ifma && bits > 50) continue;
+        const Modulus q = generate_ntt_primes(bits, n, 1)[0];
+        NttTables tables(n, q);
+        auto input = random_values(n, 4 * q.value(), rng);
+        input[0] = 4 * q.value() - 1;
+        auto expected = input, actual = input;
+        ntt_forward(expected, tables, Isa::scalar);
+        ntt_forward(actual, tables, isa);
+        ASSERT_EQ(actual, expected) << to_string(isa) << " forward n=" << n << " bits=" << bits;
+        auto inv_input = random_values(n, 2 * q.value(), rng);
+        expected = inv_input;
+        actual = inv_input;
+        ntt_inverse(expected, tables, Isa::scalar);
+        ntt_inverse(actual, tables, isa);
+        ASSERT_EQ(actual, expected) << to_string(isa) << " inverse n=" << n << " bits=" << bits;
+      }
+    }
+  }
+}
+
+TEST(Eltwise, EverySupportedLevelMatchesInt128) {
+  std::mt19937_64 rng(6);
+  for (Isa isa : supported_isas()) {
+    for (int bits : {20, 49, 50, 60, 61}) {
+      if (isa == Isa::ifma && bits > 50) continue;
+      const Modulus q = generate_ntt_primes(bits, 8, 1)[0];
+      const uint64_t qv = q.value();
+      for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8},
+                            std::size_t{9}, std::size_t{1000}}) {
+        auto a = random_values(n, qv, rng), b = random_values(n, qv, rng),
+             c = random_values(n, qv, rng);
+        if (n > 0) a[0] = b[0] = c[0] = qv - 1;
+        if (n > 1) a[1] = b[1] = 0;
+        const uint64_t w = n > 2 ? b[2] : qv - 1;
+        std::vector<uint64_t> out(n);
+        auto check = [&](auto reference, const char* name) {
+          for (std::size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(out[i], reference(i))
+                << name << " " << to_string(isa) << " bits=" << bits << " i=" << i;
+          }
+        };
+        add_mod(a, b, out, q, isa);
+        check(
+            [&](std::size_t i) {
+              return static_cast<uint64_t>((static_cast<u128>(a[i]) + b[i]) % qv);
+            },
+            "add");
+        sub_mod(a, b, out, q, isa);
+        check(
+            [&](std::size_t i) {
+              return static_cast<uint64_t>((static_cast<u128>(a[i]) + qv - b[i]) % qv);
+            },
+            "sub");
+        negate_mod(a, out, q, isa);
+        check([&](std::size_t i) { return (qv - a[i]) % qv; }, "negate");
+        mul_mod(a, b, out, q, isa);
+        check([&](std::size_t i) { return mulmod_ref(a[i], b[i], qv); }, "mul");
+        mul_scalar_mod(a, w, out, q, isa);
+        check([&](std::size_t i) { return mulmod_ref(a[i], w, qv); }, "mul_scalar");
+        fma_mod(a, b, c, out, q, isa);
+        check(
+            [&](std::size_t i) {
+              return static_cast<uint64_t>((static_cast<u128>(a[i]) * b[i] + c[i]) % qv);
+            },
+            "fma");
+        fma_scalar_mod(a, w, c, out, q, isa);
+        check(
+            [&](std::size_t i) {
+              return static_cast<uint64_t>((static_cast<u128>(a[i]) * w + c[i]) % qv);
+            },
+            "fma_scalar");
+        auto lazy2 = random_values(n, 2 * qv, rng), lazy4 = random_values(n, 4 * qv, rng);
+        auto any = random_values(n, ~uint64_t{0}, rng);
+        if (n > 0) {
+          lazy2[0] = 2 * qv - 1;
+          lazy4[0] = 4 * qv - 1;
+          any[0] = ~uint64_t{0};
+        }
+        reduce_from_2q(lazy2, out, q, isa);
+        check([&](std::size_t i) { return lazy2[i] % qv; }, "reduce_from_2q");
+        reduce_from_4q(lazy4, out, q, isa);
+        check([&](std::size_t i) { return lazy4[i] % qv; }, "reduce_from_4q");
+        reduce_any(any, out, q, isa);
+        check([&](std::size_t i) { return any[i] % qv; }, "reduce_any");
+        // In place: the output aliases the first operand.
+        auto in_place = a;
+        mul_mod(in_place, b, in_place, q, isa);
+        for (std::size_t i = 0; i < n; ++i)
+          ASSERT_EQ(in_place[i], mulmod_ref(a[i], b[i], qv));
+      }
+    }
+  }
+}
+
+TEST(Dispatch, LevelSelectionAndErrors) {
+  EXPECT_EQ(parse_isa("avx2"), Isa::avx2);
+  EXPECT_THROW(parse_isa("sse9"), InvalidArgument);
+  EXPECT_TRUE(isa_supported(Isa::scalar));
+  const Isa before = active_isa();
+  for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512, Isa::ifma}) {
+    if (isa_supported(isa)) {
+      set_isa(isa);
+      EXPECT_EQ(active_isa(), isa);
+    } else {
+      EXPECT_THROW(set_isa(isa), UnsupportedError);
+      const Modulus q = generate_ntt_primes(40, 16, 1)[0];
+      NttTables tables(16, q);
+      std::vector<uint64_t> v(16, 1);
+      EXPECT_THROW(ntt_forward(v, tables, isa), UnsupportedError);
+    }
+  }
+  set_isa(before);
+  // ifma cannot take a 55-bit modulus when pinned explicitly.
+  EXPECT_THROW(check_isa_fits(Isa::ifma, generate_ntt_primes(55, 16, 1)[0]), InvalidArgument);
+  EXPECT_NO_THROW(check_isa_fits(Isa::ifma, generate_ntt_primes(50, 16, 1)[0]));
+}
+
+TEST(Dispatch, MismatchedSizesThrowAndLeaveOutputsAlone) {
+  const Modulus q = generate_ntt_primes(40, 16, 1)[0];
+  NttTables tables(16, q);
+  std::vector<uint64_t> short_poly(8, 1);
+  EXPECT_THROW(ntt_forward(short_poly, tables), MismatchError);
+  EXPECT_EQ(short_poly, std::vector<uint64_t>(8, 1));
+  std::vector<uint64_t> a(4, 1), b(5, 2), out(4, 7);
+  EXPECT_THROW(add_mod(a, b, out, q), MismatchError);
+  EXPECT_THROW(mul_mod(a, a, b, q), MismatchError);
+  EXPECT_THROW(mul_scalar_mod(a, q.value(), out, q), InvalidArgument);  // scalar not reduced
+  EXPECT_EQ(out, std::vector<uint64_t>(4, 7));
+}
+
+}  // namespace
+}  // namespace heft::math

@@ -1,0 +1,147 @@
+// Tests for util/: parallel_for (serial equivalence, nesting, exceptions,
+// thread-count control), AlignedBuffer and CPU feature detection.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "heft/util/aligned_buffer.hpp"
+#include "heft/util/cpu_features.hpp"
+#include "heft/util/error.hpp"
+#include "heft/util/parallel.hpp"
+
+namespace heft {
+namespace {
+
+// Restores the thread count a test changed.
+struct ThreadCountGuard {
+  std::size_t saved = num_threads();
+  ~ThreadCountGuard() { set_num_threads(saved); }
+};
+
+TEST(ParallelFor, ResultsEqualTheSerialRun) {
+  ThreadCountGuard guard;
+  std::vector<uint64_t> serial(10007), parallel(10007);
+  auto f = [](std::size_t i) { return static_cast<uint64_t>(i) * 2654435761u % 1000003; };
+  for (std::size_t i = 0; i < serial.size(); ++i)
+    serial[i] = f(i);
+  for (std::size_t threads : {1, 2, 3, 8}) {
+    set_num_threads(threads);
+    std::fill(parallel.begin(), parallel.end(), 0);
+    parallel_for(0, parallel.size(), [&](std::size_t i) { parallel[i] = f(i); });
+    EXPECT_EQ(parallel, serial) << threads << " threads";
+  }
+}
+
+TEST(ParallelFor, EveryIndexExactlyOnceAndEmptyRanges) {
+  ThreadCountGuard guard;
+  set_num_threads(4);
+  std::vector<std::atomic<int>> hits(1000);
+  parallel_for(0, hits.size(), [&](std::size_t i) { hits[i]++; });
+  for (auto& h : hits)
+    EXPECT_EQ(h.load(), 1);
+  int calls = 0;
+  parallel_for(5, 5, [&](std::size_t) { ++calls; });
+  parallel_for(7, 3, [&](std::size_t) { ++calls; });
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(ParallelFor, NestedCallsRunSeriallyWithoutDeadlock) {
+  ThreadCountGuard guard;
+  set_num_threads(4);
+  std::vector<std::vector<int>> grid(16, std::vector<int>(64, 0));
+  std::mutex thread_ids_mutex;
+  std::set<std::thread::id> inner_threads_per_outer_mismatch;
+  parallel_for(0, grid.size(), [&](std::size_t row) {
+    EXPECT_TRUE(in_parallel_region());
+    const auto outer_thread = std::this_thread::get_id();
+    parallel_for(0, grid[row].size(), [&](std::size_t col) {
+      grid[row][col] = static_cast<int>(row * 100 + col);
+      if (std::this_thread::get_id() != outer_thread) {
+        std::lock_guard<std::mutex> lock(thread_ids_mutex);
+        inner_threads_per_outer_mismatch.insert(std::this_thread::get_id());
+      }
+    });
+  });
+  EXPECT_TRUE(inner_threads_per_outer_mismatch.empty()) << "nested loop left its worker thread";
+  for (std::size_t r = 0; r < grid.size(); ++r)
+    for (std::size_t c = 0; c < grid[r].size(); ++c)
+      EXPECT_EQ(grid[r][c], static_cast<int>(r * 100 + c));
+  EXPECT_FALSE(in_parallel_region());
+}
+
+TEST(ParallelFor, ExceptionsPropagateAfterAllChunksFinish) {
+  ThreadCountGuard guard;
+  for (std::size_t threads : {1, 4}) {
+    set_num_threads(threads);
+    std::atomic<int> finished{0};
+    EXPECT_THROW(parallel_for(0, 100,
+                              [&](std::size_t i) {
+                                if (i == 42) throw std::runtime_error("boom");
+                                finished++;
+                              }),
+                 std::runtime_error);
+    EXPECT_GE(finished.load(), 42);  // chunks before the throwing index all ran
+    // The pool is usable afterwards.
+    std::atomic<int> count{0};
+    parallel_for(0, 10, [&](std::size_t) { count++; });
+    EXPECT_EQ(count.load(), 10);
+  }
+}
+
+TEST(ParallelFor, OneThreadRunsInlineOnTheCaller) {
+  ThreadCountGuard guard;
+  set_num_threads(1);
+  EXPECT_EQ(num_threads(), 1u);
+  const auto caller = std::this_thread::get_id();
+  parallel_for(0, 50, [&](std::size_t) { EXPECT_EQ(std::this_thread::get_id(), caller); });
+}
+
+TEST(ParallelFor, ConcurrentCallersFromApplicationThreads) {
+  ThreadCountGuard guard;
+  set_num_threads(2);
+  std::vector<std::thread> callers;
+  std::atomic<long> total{0};
+  for (int t = 0; t < 4; ++t) {
+    callers.emplace_back([&] {
+      for (int rep = 0; rep < 50; ++rep)
+        parallel_for(0, 100, [&](std::size_t i) { total += static_cast<long>(i); });
+    });
+  }
+  for (auto& c : callers)
+    c.join();
+  EXPECT_EQ(total.load(), 4L * 50 * 4950);
+}
+
+TEST(AlignedBuffer, AlignedZeroedMovableAndClonable) {
+  AlignedBuffer<uint64_t> buffer(1000);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(buffer.data()) % kBufferAlignment, 0u);
+  for (uint64_t x : buffer)
+    EXPECT_EQ(x, 0u);
+  std::iota(buffer.begin(), buffer.end(), 1);
+  AlignedBuffer<uint64_t> copy = buffer.clone();
+  AlignedBuffer<uint64_t> moved = std::move(buffer);
+  EXPECT_TRUE(buffer.empty());
+  EXPECT_EQ(moved[999], 1000u);
+  EXPECT_EQ(copy[0], 1u);
+  copy.wipe();
+  for (uint64_t x : copy)
+    EXPECT_EQ(x, 0u);
+}
+
+TEST(CpuFeatures, ConsistentImplications) {
+  const CpuFeatures& f = cpu_features();
+  if (f.avx2) EXPECT_TRUE(f.avx);
+  if (f.avx512ifma) EXPECT_TRUE(f.avx512f);
+  if (f.avx512f) EXPECT_TRUE(f.os_saves_zmm);
+  EXPECT_FALSE(f.summary().empty());
+}
+
+}  // namespace
+}  // namespace heft
