@@ -1,3 +1,225 @@
-// placeholder
+// bench_poly: polynomial kernels, named to line up with OpenFHE's poly-benchmark
+// (Native_* on one prime, DCRT_* on several towers) plus per-ISA kernel rows
+// NTT_fwd/<isa>/<N>/<qbits>, NTT_inv/..., MulMod/..., AddMod/..., FmaMod/...
+//
+// Run single-threaded for comparisons with ../shared/ANCHORS.md:
+//   HEFT_NUM_THREADS=1 build/bench/bench_poly --benchmark_repetitions=5 \
+//       --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
-BENCHMARK_MAIN();
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "heft/math/kernels.hpp"
+#include "heft/math/ntt_tables.hpp"
+#include "heft/math/primes.hpp"
+#include "heft/ring/poly_context.hpp"
+#include "heft/ring/rns_poly.hpp"
+
+namespace {
+
+using heft::math::Isa;
+using heft::math::Modulus;
+using heft::math::NttTables;
+
+constexpr int kNativeBits = 60;  // OpenFHE's native word-size modulus width
+
+std::vector<uint64_t> random_vector(std::size_t n, uint64_t bound, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<uint64_t> dist(0, bound - 1);
+  std::vector<uint64_t> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+// One prime's worth of operands for the kernel rows.
+struct KernelFixture {
+  KernelFixture(uint64_t n, int bits)
+      : modulus(heft::math::generate_ntt_primes(bits, n, 1)[0]),
+        tables(n, modulus),
+        a(random_vector(n, modulus.value(), 1)),
+        b(random_vector(n, modulus.value(), 2)),
+        c(random_vector(n, modulus.value(), 3)),
+        out(n) {}
+  Modulus modulus;
+  NttTables tables;
+  std::vector<uint64_t> a, b, c, out;
+};
+
+void set_items(benchmark::State& state, uint64_t n) {
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
+}
+
+void register_kernel_rows() {
+  for (Isa isa : heft::math::supported_isas()) {
+    for (int log_n = 10; log_n <= 17; ++log_n) {
+      const uint64_t n = uint64_t{1} << log_n;
+      for (int bits : {50, 60}) {
+        if (isa == Isa::ifma && bits > 50) continue;
+        const std::string suffix =
+            std::string("/") + heft::math::to_string(isa) + "/" + std::to_string(n) + "/" + std::to_string(bits);
+        benchmark::RegisterBenchmark(("NTT_fwd" + suffix).c_str(), [=](benchmark::State& state) {
+          KernelFixture f(n, bits);
+          for (auto _ : state) {
+            heft::math::ntt_forward(f.a, f.tables, isa);
+            benchmark::ClobberMemory();
+          }
+          set_items(state, n);
+        })->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(("NTT_inv" + suffix).c_str(), [=](benchmark::State& state) {
+          KernelFixture f(n, bits);
+          for (auto _ : state) {
+            heft::math::ntt_inverse(f.a, f.tables, isa);
+            benchmark::ClobberMemory();
+          }
+          set_items(state, n);
+        })->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(("MulMod" + suffix).c_str(), [=](benchmark::State& state) {
+          KernelFixture f(n, bits);
+          for (auto _ : state) {
+            heft::math::mul_mod(f.a, f.b, f.out, f.modulus, isa);
+            benchmark::ClobberMemory();
+          }
+          set_items(state, n);
+        })->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(("AddMod" + suffix).c_str(), [=](benchmark::State& state) {
+          KernelFixture f(n, bits);
+          for (auto _ : state) {
+            heft::math::add_mod(f.a, f.b, f.out, f.modulus, isa);
+            benchmark::ClobberMemory();
+          }
+          set_items(state, n);
+        })->Unit(benchmark::kMicrosecond);
+        // a * scalar + c, the shape of HEXL's EltwiseFMAMod.
+        benchmark::RegisterBenchmark(("FmaMod" + suffix).c_str(), [=](benchmark::State& state) {
+          KernelFixture f(n, bits);
+          const uint64_t scalar = f.b[0];
+          for (auto _ : state) {
+            heft::math::fma_scalar_mod(f.a, scalar, f.c, f.out, f.modulus, isa);
+            benchmark::ClobberMemory();
+          }
+          set_items(state, n);
+        })->Unit(benchmark::kMicrosecond);
+      }
+    }
+  }
+}
+
+// ---- OpenFHE poly-benchmark shapes, at the level the dispatcher picks ----
+
+const std::vector<int64_t> kRingDims = {4096, 16384, 65536};
+
+void Native_add(benchmark::State& state) {
+  KernelFixture f(state.range(0), kNativeBits);
+  for (auto _ : state) {
+    heft::math::add_mod(f.a, f.b, f.out, f.modulus);
+    benchmark::ClobberMemory();
+  }
+}
+void Native_mul(benchmark::State& state) {
+  KernelFixture f(state.range(0), kNativeBits);
+  for (auto _ : state) {
+    heft::math::mul_mod(f.a, f.b, f.out, f.modulus);
+    benchmark::ClobberMemory();
+  }
+}
+void Native_ntt(benchmark::State& state) {
+  KernelFixture f(state.range(0), kNativeBits);
+  for (auto _ : state) {
+    heft::math::ntt_forward(f.a, f.tables);
+    benchmark::ClobberMemory();
+  }
+}
+void Native_intt(benchmark::State& state) {
+  KernelFixture f(state.range(0), kNativeBits);
+  for (auto _ : state) {
+    heft::math::ntt_inverse(f.a, f.tables);
+    benchmark::ClobberMemory();
+  }
+}
+
+// DCRT rows: an RnsPoly of `towers` 60-bit primes.
+struct DcrtFixture {
+  DcrtFixture(uint64_t n, std::size_t towers)
+      : context(heft::ring::PolyContext::create(
+            n, heft::math::generate_ntt_primes(kNativeBits, n, towers))),
+        a(random_poly(0)),
+        b(random_poly(1)) {}
+  heft::ring::RnsPoly random_poly(uint64_t seed) const {
+    heft::ring::RnsPoly p(context, context->base().size(), heft::ring::Form::ntt);
+    std::mt19937_64 rng(seed);
+    for (std::size_t t = 0; t < context->base().size(); ++t) {
+      const uint64_t q = context->base()[t].value();
+      std::uniform_int_distribution<uint64_t> dist(0, q - 1);
+      for (auto& x : p.tower(t)) x = dist(rng);
+    }
+    return p;
+  }
+  std::shared_ptr<const heft::ring::PolyContext> context;
+  heft::ring::RnsPoly a, b;
+};
+
+void DCRT_add(benchmark::State& state) {
+  DcrtFixture f(state.range(0), state.range(1));
+  for (auto _ : state) {
+    f.a += f.b;
+    benchmark::ClobberMemory();
+  }
+}
+void DCRT_mul(benchmark::State& state) {
+  DcrtFixture f(state.range(0), state.range(1));
+  for (auto _ : state) {
+    f.a *= f.b;
+    benchmark::ClobberMemory();
+  }
+}
+void DCRT_ntt(benchmark::State& state) {
+  DcrtFixture f(state.range(0), state.range(1));
+  for (auto _ : state) {
+    f.a.set_form_unchecked(heft::ring::Form::coefficient);
+    f.a.ntt();
+    benchmark::ClobberMemory();
+  }
+}
+void DCRT_intt(benchmark::State& state) {
+  DcrtFixture f(state.range(0), state.range(1));
+  for (auto _ : state) {
+    f.a.intt();
+    f.a.set_form_unchecked(heft::ring::Form::ntt);
+    benchmark::ClobberMemory();
+  }
+}
+
+void native_args(benchmark::internal::Benchmark* b) {
+  b->ArgName("N");
+  for (int64_t n : kRingDims) b->Arg(n);
+  b->Unit(benchmark::kMicrosecond);
+}
+void dcrt_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"N", "towers"});
+  for (int64_t n : kRingDims)
+    for (int64_t towers : {1, 2, 4, 8, 16}) b->Args({n, towers});
+  b->Unit(benchmark::kMicrosecond);
+}
+
+BENCHMARK(Native_add)->Apply(native_args);
+BENCHMARK(Native_mul)->Apply(native_args);
+BENCHMARK(Native_ntt)->Apply(native_args);
+BENCHMARK(Native_intt)->Apply(native_args);
+BENCHMARK(DCRT_add)->Apply(dcrt_args);
+BENCHMARK(DCRT_mul)->Apply(dcrt_args);
+BENCHMARK(DCRT_ntt)->Apply(dcrt_args);
+BENCHMARK(DCRT_intt)->Apply(dcrt_args);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_kernel_rows();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("heft_isa", heft::math::to_string(heft::math::active_isa()));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -4,7 +4,10 @@
 // ISA level against scalar through the public dispatcher, and bad input.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <set>
 #include <vector>
 
@@ -12,6 +15,7 @@
 #include "heft/math/modulus.hpp"
 #include "heft/math/ntt_tables.hpp"
 #include "heft/math/primes.hpp"
+#include "heft/util/cpu_features.hpp"
 
 namespace heft::math {
 namespace {
@@ -336,6 +340,18 @@ TEST(Eltwise, EverySupportedLevelMatchesInt128) {
           ASSERT_EQ(in_place[i], mulmod_ref(a[i], b[i], qv));
       }
     }
+  }
+}
+
+// CI runs this under qemu CPU models with HEFT_EXPECT_ISA set to the level that
+// model must get (Nehalem: scalar, Haswell: avx2), so a dispatcher that picks
+// a level the CPU lacks, or misses one it has, fails here.
+TEST(Dispatch, ChoosesTheBestLevelTheCpuHas) {
+  std::printf("CPU features: %s; active level: %s\n", cpu_features().summary().c_str(),
+              to_string(active_isa()));
+  if (std::getenv("HEFT_ISA") == nullptr) EXPECT_EQ(active_isa(), best_supported_isa());
+  if (const char* expected = std::getenv("HEFT_EXPECT_ISA")) {
+    EXPECT_EQ(to_string(active_isa()), std::string(expected));
   }
 }
 

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what heft needs to build, test and benchmark on Debian 12 (run as
+# root, or with sudo available). Safe to run again.
+set -euo pipefail
+packages=(build-essential cmake ninja-build pkg-config libssl-dev libgtest-dev libgmock-dev
+          libbenchmark-dev libgmp-dev libsimde-dev qemu-user)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi
