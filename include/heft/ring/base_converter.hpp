@@ -1,0 +1,112 @@
+// BaseConverter: fast RNS base conversion of polynomials from a base
+// Q = {q_0..q_{L-1}} to a base P = {p_0..p_{K-1}} (the hot path of key
+// switching, BFV multiplication and rescaling).
+//
+// Inputs and outputs are coefficient-form polynomials of N coefficients stored
+// tower-major: tower i occupies words [i*N, (i+1)*N). Input residues must be
+// reduced (tower i below q_i); this is the caller's contract and is not
+// checked per coefficient. With y_i = [x_i * (Q/q_i)^-1]_{q_i}:
+//
+// - convert_approximate (the HPS/BEHZ "fast base conversion") outputs
+//     z_j = sum_i y_i * (Q/q_i)  mod p_j,
+//   which equals (x + alpha*Q) mod p_j for the x in [0, Q) with residues x_i and
+//   an integer 0 <= alpha < L (the same alpha for every j; alpha =
+//   floor(sum_i y_i / q_i)). Cheapest; callers absorb the alpha*Q error.
+//
+// - convert_exact outputs x mod p_j exactly, x in [0, Q); it subtracts
+//   alpha*Q with alpha = floor(sum_i y_i / q_i) computed per coefficient.
+//
+// - convert_exact_centered outputs x mod p_j exactly for the representative x
+//   in (-Q/2, Q/2] (negative x gives p_j - |x| mod p_j); alpha is the integer
+//   with sum_i y_i/q_i - alpha in (-1/2, 1/2].
+//
+// How alpha is computed, and why it is always exact: HPS evaluate
+// v = sum_i y_i / q_i in double precision, which is right only while the
+// fractional part of v stays away from the rounding point by more than the
+// floating-point error; it silently fails for x near 0 or Q (floor) or near
+// +-Q/2 (centered). heft instead evaluates v in 64.64 fixed point,
+// t_i = floor(y_i * floor(2^128 / q_i) / 2^64) (two 64x64-bit products per term,
+// bit-identical on every machine), which under-estimates v * 2^64 by less than
+// 1.125 units per term: v * 2^64 lies in [S, S + 2L) for S = sum_i t_i. When
+// that interval does not straddle the rounding point, alpha is read off S
+// (all but a fraction of about 2L * 2^-64 of uniformly random inputs).
+// Otherwise the coefficient is resolved exactly by forming
+// sum_i y_i * (Q/q_i) as a multi-word integer and comparing it with alpha*Q,
+// so the result is exact for EVERY input, with no precision condition on L or
+// the bit sizes beyond what RnsBase already guarantees (moduli below 2^61,
+// plus L < 2^32, which BaseConverter's constructor enforces). Inputs that sit
+// on a rounding boundary (x within about L * 2^-63 * Q of 0 or Q for
+// convert_exact, of +-Q/2 for the centered variant) take that slower,
+// O(L * words(Q)) path (a polynomial made only of such values converts about
+// 4x slower at L = K = 30), so e.g. small non-negative x are best converted
+// with the centered variant.
+//
+// Cost: one vectorised mul_scalar_mod per input tower, then L*K 64x64-bit
+// multiply-accumulates per coefficient into 128-bit accumulators, reduced
+// lazily (only when the next term could overflow 128 bits; never for moduli
+// of up to 61 bits and L <= 64). Work is spread over blocks of coefficients
+// with parallel_for; every output is independent of the thread count.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "heft/ring/rns_base.hpp"
+
+namespace heft::ring {
+
+class RnsPoly;
+
+class BaseConverter {
+ public:
+  // Throws InvalidArgument if either base is empty or from has 2^32 or more moduli.
+  BaseConverter(RnsBase from, RnsBase to);
+
+  [[nodiscard]] const RnsBase& from() const noexcept { return from_; }
+  [[nodiscard]] const RnsBase& to() const noexcept { return to_; }
+
+  // input: from().size() * degree words; output: to().size() * degree words;
+  // the two must not overlap. Throws MismatchError on wrong sizes and
+  // InvalidArgument on overlapping spans or degree == 0.
+  void convert_approximate(std::span<const uint64_t> input, std::span<uint64_t> output,
+                           std::size_t degree) const;
+  void convert_exact(std::span<const uint64_t> input, std::span<uint64_t> output,
+                     std::size_t degree) const;
+  void convert_exact_centered(std::span<const uint64_t> input, std::span<uint64_t> output,
+                              std::size_t degree) const;
+
+  // The same on polynomials: input must be in coefficient form with exactly
+  // the moduli of from(); output must have the same degree and exactly the
+  // moduli of to() (its form becomes coefficient). Throws MismatchError.
+  void convert_approximate(const RnsPoly& input, RnsPoly& output) const;
+  void convert_exact(const RnsPoly& input, RnsPoly& output) const;
+  void convert_exact_centered(const RnsPoly& input, RnsPoly& output) const;
+
+ private:
+  enum class Mode { approximate, exact_floor, exact_centered };
+  void convert(std::span<const uint64_t> input, std::span<uint64_t> output, std::size_t degree,
+               Mode mode) const;
+  void convert_poly(const RnsPoly& input, RnsPoly& output, Mode mode) const;
+  void convert_block(const uint64_t* input, uint64_t* output, std::size_t degree, std::size_t begin,
+                     std::size_t count, Mode mode, uint64_t* scaled, uint64_t* alphas) const;
+  uint64_t resolve_alpha_exactly(const uint64_t* scaled, std::size_t stride, uint64_t low_candidate,
+                                 Mode mode) const;
+
+  RnsBase from_;
+  RnsBase to_;
+  // punctured_mod_target_[j * L + i] = (Q/q_i) mod p_j: row j is contiguous
+  // because the inner loop runs over i for a fixed target.
+  std::vector<uint64_t> punctured_mod_target_;
+  // (-Q) mod p_j with its Shoup constant, to subtract alpha*Q.
+  std::vector<uint64_t> neg_product_mod_target_;
+  std::vector<uint64_t> neg_product_mod_target_shoup_;
+  // floor(2^128 / q_i) as (high, low): the fixed-point reciprocals for alpha.
+  std::vector<uint64_t> reciprocal_hi_;
+  std::vector<uint64_t> reciprocal_lo_;
+  // Terms that may be added to a 128-bit accumulator before it must be reduced.
+  std::size_t terms_per_reduction_ = 0;
+};
+
+}  // namespace heft::ring

@@ -1,0 +1,56 @@
+// Samplers for keys, errors and uniform masks, all driven by a Prng so that a
+// seed reproduces every sample.
+//
+// Two shapes of output:
+// - std::span<int64_t>: one signed integer polynomial (ternary, sparse ternary,
+//   Gaussian), the form in which a secret or error is defined;
+// - RnsPoly: that integer polynomial reduced into every tower
+//   (RnsPoly::set_coefficients), or, for sample_uniform, independent uniform
+//   residues per tower. The RnsPoly samplers of secret distributions mark
+//   their output secret and wipe their temporary integer buffers.
+//
+// Side channels: the Gaussian sampler scans its whole cumulative table with
+// arithmetic comparisons, so neither branches nor memory addresses depend on
+// the sample. Rejection loops (uniform, ternary) only branch on rejected draws,
+// which are independent of the accepted values. The sparse-ternary sampler
+// picks positions with a Fisher-Yates shuffle, whose memory accesses depend on
+// the (secret) positions: acceptable for key generation on a trusted host,
+// documented here so that nobody mistakes it for constant-time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "heft/ring/prng.hpp"
+#include "heft/ring/rns_poly.hpp"
+
+namespace heft::ring {
+
+// The error distribution: discrete Gaussian of parameter sigma = 3.19
+// (probability of x proportional to exp(-x^2 / (2 sigma^2))), truncated to
+// |x| <= 19 (6 sigma, rounded down).
+inline constexpr double kGaussianSigma = 3.19;
+inline constexpr int kGaussianBound = 19;
+
+// Each value uniform in {-1, 0, 1}.
+void sample_ternary(Prng& prng, std::span<int64_t> out);
+// Exactly hamming_weight nonzero values (each +-1 with probability 1/2), at
+// positions uniform over all subsets of that size. Throws InvalidArgument if
+// hamming_weight > out.size().
+void sample_sparse_ternary(Prng& prng, std::size_t hamming_weight, std::span<int64_t> out);
+// Each value from the truncated discrete Gaussian above (constant-time).
+void sample_gaussian(Prng& prng, std::span<int64_t> out);
+
+// Every tower of out: each coefficient uniform in [0, q_i), sampled per tower
+// (draw bit_count(q_i) bits, reject values >= q_i). out keeps its form (a
+// uniform polynomial is uniform in either form); throws InvalidArgument if
+// out is empty.
+void sample_uniform(Prng& prng, RnsPoly& out);
+// One integer polynomial from the distribution, reduced into every tower of
+// out, which becomes coefficient form and secret.
+void sample_ternary(Prng& prng, RnsPoly& out);
+void sample_sparse_ternary(Prng& prng, std::size_t hamming_weight, RnsPoly& out);
+void sample_gaussian(Prng& prng, RnsPoly& out);
+
+}  // namespace heft::ring

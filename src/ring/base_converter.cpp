@@ -1,0 +1,281 @@
+// Fast RNS base conversion (approximate, exact, exact centered); the contract
+// and the exactness argument are in heft/ring/base_converter.hpp.
+//
+// Layout of the work: coefficients are processed in blocks of kBlock. For a
+// block, y_i = [x_i * (Q/q_i)^-1]_{q_i} is computed tower by tower with the
+// vectorised mul_scalar_mod kernel into a small scratch array; then, for each
+// target modulus p_j and each coefficient, sum_i y_i * [(Q/q_i) mod p_j] is
+// accumulated in an unsigned __int128 held in a register (four coefficients
+// at a time) and reduced once.
+// Blocks keep the scratch (L * kBlock words) in cache.
+#include "heft/ring/base_converter.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "heft/math/kernels.hpp"
+#include "heft/ring/rns_poly.hpp"
+#include "heft/util/aligned_buffer.hpp"
+#include "heft/util/parallel.hpp"
+#include "ring/multiword.hpp"
+
+namespace heft::ring {
+namespace {
+
+constexpr std::size_t kBlock = 256;
+// Coefficients accumulated side by side in the inner loop.
+constexpr std::size_t kLanes = 4;
+// Below this many multiply-accumulates a conversion runs on the calling thread.
+constexpr std::size_t kMinParallelWork = std::size_t{1} << 16;
+
+uint64_t max_modulus(const RnsBase& base) {
+  uint64_t largest = 0;
+  for (const math::Modulus& q : base.moduli())
+    largest = std::max(largest, q.value());
+  return largest;
+}
+
+bool spans_overlap(const uint64_t* a, std::size_t a_size, const uint64_t* b, std::size_t b_size) {
+  return a < b + b_size && b < a + a_size;
+}
+
+}  // namespace
+
+BaseConverter::BaseConverter(RnsBase from, RnsBase to)
+    : from_(std::move(from)), to_(std::move(to)) {
+  if (from_.empty() || to_.empty()) {
+    throw InvalidArgument("BaseConverter: both bases must have at least one modulus");
+  }
+  // The fixed-point sum S < L * 2^64 and the guard width 2L must stay far
+  // from overflowing 128 bits; 2^32 moduli is beyond any real parameter set.
+  if (from_.size() >= (std::size_t{1} << 32)) {
+    throw InvalidArgument("BaseConverter: the source base has too many moduli (limit 2^32 - 1)");
+  }
+  const std::size_t source_count = from_.size(), target_count = to_.size();
+  punctured_mod_target_.resize(source_count * target_count);
+  neg_product_mod_target_.resize(target_count);
+  neg_product_mod_target_shoup_.resize(target_count);
+  for (std::size_t j = 0; j < target_count; ++j) {
+    const math::Modulus& p = to_[j];
+    for (std::size_t i = 0; i < source_count; ++i) {
+      punctured_mod_target_[j * source_count + i] = detail::mod_word(from_.punctured_product(i), p);
+    }
+    neg_product_mod_target_[j] = p.negate(detail::mod_word(from_.product(), p));
+    neg_product_mod_target_shoup_[j] = p.shoup(neg_product_mod_target_[j]);
+  }
+  reciprocal_hi_.resize(source_count);
+  reciprocal_lo_.resize(source_count);
+  for (std::size_t i = 0; i < source_count; ++i) {
+    reciprocal_hi_[i] = from_[i].barrett_hi();
+    reciprocal_lo_[i] = from_[i].barrett_lo();
+  }
+  // Each product y_i * [(Q/q_i) mod p_j] is at most (q_max - 1)(p_max - 1);
+  // after a reduction the accumulator holds less than p_max. So this many
+  // terms always fit in 128 bits (at least 64 for moduli below 2^61).
+  const unsigned __int128 largest_term =
+      static_cast<unsigned __int128>(max_modulus(from_) - 1) * (max_modulus(to_) - 1);
+  const unsigned __int128 room = std::numeric_limits<unsigned __int128>::max() - max_modulus(to_);
+  const unsigned __int128 terms = room / largest_term;
+  terms_per_reduction_ = terms > source_count ? source_count : static_cast<std::size_t>(terms);
+}
+
+void BaseConverter::convert_approximate(std::span<const uint64_t> input, std::span<uint64_t> output,
+                                        std::size_t degree) const {
+  convert(input, output, degree, Mode::approximate);
+}
+
+void BaseConverter::convert_exact(std::span<const uint64_t> input, std::span<uint64_t> output,
+                                  std::size_t degree) const {
+  convert(input, output, degree, Mode::exact_floor);
+}
+
+void BaseConverter::convert_exact_centered(std::span<const uint64_t> input,
+                                           std::span<uint64_t> output, std::size_t degree) const {
+  convert(input, output, degree, Mode::exact_centered);
+}
+
+void BaseConverter::convert_approximate(const RnsPoly& input, RnsPoly& output) const {
+  convert_poly(input, output, Mode::approximate);
+}
+
+void BaseConverter::convert_exact(const RnsPoly& input, RnsPoly& output) const {
+  convert_poly(input, output, Mode::exact_floor);
+}
+
+void BaseConverter::convert_exact_centered(const RnsPoly& input, RnsPoly& output) const {
+  convert_poly(input, output, Mode::exact_centered);
+}
+
+void BaseConverter::convert_poly(const RnsPoly& input, RnsPoly& output, Mode mode) const {
+  if (input.empty() || output.empty()) {
+    throw InvalidArgument(
+        "BaseConverter: a polynomial is empty (default-constructed or moved from)");
+  }
+  if (input.form() != Form::coefficient) {
+    throw MismatchError("BaseConverter: the input must be in coefficient form (call intt() first)");
+  }
+  const auto same_moduli = [](const RnsPoly& poly, const RnsBase& base) {
+    if (poly.tower_count() != base.size()) return false;
+    for (std::size_t i = 0; i < base.size(); ++i) {
+      if (!(poly.modulus(i) == base[i])) return false;
+    }
+    return true;
+  };
+  if (!same_moduli(input, from_)) {
+    throw MismatchError("BaseConverter: the input's towers are not the converter's source base");
+  }
+  if (!same_moduli(output, to_)) {
+    throw MismatchError("BaseConverter: the output's towers are not the converter's target base");
+  }
+  if (input.degree() != output.degree()) {
+    throw MismatchError("BaseConverter: input and output have different degrees");
+  }
+  convert(input.data(), output.data(), input.degree(), mode);
+  output.declare_form(Form::coefficient);
+  if (input.is_secret()) output.mark_secret();
+}
+
+void BaseConverter::convert(std::span<const uint64_t> input, std::span<uint64_t> output,
+                            std::size_t degree, Mode mode) const {
+  const std::size_t source_count = from_.size(), target_count = to_.size();
+  if (degree == 0) throw InvalidArgument("BaseConverter: degree must be positive");
+  if (input.size() != source_count * degree) {
+    throw MismatchError("BaseConverter: input has " + std::to_string(input.size()) +
+                        " words but the source base needs " + std::to_string(source_count) +
+                        " towers of " + std::to_string(degree));
+  }
+  if (output.size() != target_count * degree) {
+    throw MismatchError("BaseConverter: output has " + std::to_string(output.size()) +
+                        " words but the target base needs " + std::to_string(target_count) +
+                        " towers of " + std::to_string(degree));
+  }
+  if (spans_overlap(input.data(), input.size(), output.data(), output.size())) {
+    throw InvalidArgument("BaseConverter: input and output must not overlap");
+  }
+
+  const std::size_t block = std::min(degree, kBlock);
+  const std::size_t block_count = (degree + block - 1) / block;
+  const bool big_enough = degree * source_count * target_count >= kMinParallelWork;
+  const std::size_t chunks =
+      (in_parallel_region() || !big_enough) ? 1 : std::min(num_threads(), block_count);
+  // One scratch per chunk (not per block), so a conversion allocates at most
+  // once per thread.
+  parallel_for(0, chunks, [&](std::size_t chunk) {
+    AlignedBuffer<uint64_t> scaled(source_count * block);
+    AlignedBuffer<uint64_t> alphas(block);
+    const std::size_t first = block_count * chunk / chunks;
+    const std::size_t last = block_count * (chunk + 1) / chunks;
+    for (std::size_t b = first; b < last; ++b) {
+      const std::size_t begin = b * block;
+      const std::size_t count = std::min(block, degree - begin);
+      convert_block(input.data(), output.data(), degree, begin, count, mode, scaled.data(),
+                    alphas.data());
+    }
+  });
+}
+
+void BaseConverter::convert_block(const uint64_t* input, uint64_t* output, std::size_t degree,
+                                  std::size_t begin, std::size_t count, Mode mode, uint64_t* scaled,
+                                  uint64_t* alphas) const {
+  const std::size_t source_count = from_.size(), target_count = to_.size();
+
+  // y_i = [x_i * (Q/q_i)^-1]_{q_i}, stored with stride `count` per tower.
+  for (std::size_t i = 0; i < source_count; ++i) {
+    math::mul_scalar_mod({input + i * degree + begin, count}, from_.punctured_inverse(i),
+                         {scaled + i * count, count}, from_[i]);
+  }
+
+  if (mode != Mode::approximate) {
+    // S = sum_i floor(y_i * floor(2^128/q_i) / 2^64) <= v * 2^64 < S + 2L,
+    // v = sum_i y_i / q_i. alpha = floor(v) (floor mode) or ceil(v - 1/2)
+    // (centered mode) is read from S unless [S, S + 2L) straddles the
+    // rounding point; ceil(u - 1/2) = floor(u + 1/2 - 2^-64) in 2^-64 units.
+    const unsigned __int128 offset =
+        mode == Mode::exact_centered ? (static_cast<unsigned __int128>(1) << 63) - 1 : 0;
+    const unsigned __int128 guard = 2 * static_cast<unsigned __int128>(source_count);
+    for (std::size_t c = 0; c < count; ++c) {
+      unsigned __int128 sum = offset;
+      for (std::size_t i = 0; i < source_count; ++i) {
+        const uint64_t y = scaled[i * count + c];
+        const uint64_t low_part =
+            static_cast<uint64_t>((static_cast<unsigned __int128>(y) * reciprocal_lo_[i]) >> 64);
+        sum += static_cast<unsigned __int128>(y) * reciprocal_hi_[i] + low_part;
+      }
+      const uint64_t lower = static_cast<uint64_t>(sum >> 64);
+      const uint64_t upper = static_cast<uint64_t>((sum + guard) >> 64);
+      alphas[c] = lower == upper ? lower : resolve_alpha_exactly(scaled + c, count, lower, mode);
+    }
+  }
+
+  for (std::size_t j = 0; j < target_count; ++j) {
+    const math::Modulus& p = to_[j];
+    const uint64_t* weights = punctured_mod_target_.data() + j * source_count;
+    uint64_t* out = output + j * degree + begin;
+    const auto finish = [&](unsigned __int128 accumulator, std::size_t c) {
+      uint64_t result = p.reduce128(accumulator);
+      if (mode != Mode::approximate) {
+        result = p.add(result, p.mul_shoup(alphas[c], neg_product_mod_target_[j],
+                                           neg_product_mod_target_shoup_[j]));
+      }
+      out[c] = result;
+    };
+    // Four coefficients at a time: four independent carry chains keep the
+    // multiplier busy, and each weight is loaded once per four products.
+    std::size_t c = 0;
+    for (; c + kLanes <= count; c += kLanes) {
+      unsigned __int128 accumulators[kLanes] = {};
+      for (std::size_t first = 0; first < source_count; first += terms_per_reduction_) {
+        const std::size_t last = std::min(source_count, first + terms_per_reduction_);
+        for (std::size_t i = first; i < last; ++i) {
+          const uint64_t* y = scaled + i * count + c;
+          const uint64_t weight = weights[i];
+          for (std::size_t lane = 0; lane < kLanes; ++lane) {
+            accumulators[lane] += static_cast<unsigned __int128>(y[lane]) * weight;
+          }
+        }
+        if (last < source_count) {
+          for (auto& accumulator : accumulators)
+            accumulator = p.reduce128(accumulator);
+        }
+      }
+      for (std::size_t lane = 0; lane < kLanes; ++lane)
+        finish(accumulators[lane], c + lane);
+    }
+    for (; c < count; ++c) {
+      unsigned __int128 accumulator = 0;
+      for (std::size_t first = 0; first < source_count; first += terms_per_reduction_) {
+        const std::size_t last = std::min(source_count, first + terms_per_reduction_);
+        for (std::size_t i = first; i < last; ++i) {
+          accumulator += static_cast<unsigned __int128>(scaled[i * count + c]) * weights[i];
+        }
+        if (last < source_count) accumulator = p.reduce128(accumulator);
+      }
+      finish(accumulator, c);
+    }
+  }
+}
+
+// The rare coefficient whose alpha the fixed-point sum cannot decide: alpha is
+// low_candidate or low_candidate + 1; decide with the exact integer
+// Z = sum_i y_i * (Q/q_i) (Z = x + alpha*Q).
+uint64_t BaseConverter::resolve_alpha_exactly(const uint64_t* scaled, std::size_t stride,
+                                              uint64_t low_candidate, Mode mode) const {
+  const std::span<const uint64_t> product = from_.product();
+  detail::Words sum(product.size() + 2, 0);
+  for (std::size_t i = 0; i < from_.size(); ++i) {
+    detail::mul_add_word(sum, from_.punctured_product(i), scaled[i * stride]);
+  }
+  if (mode == Mode::exact_floor) {
+    // alpha = floor(Z / Q): take the higher candidate iff Z >= (low + 1) * Q.
+    const detail::Words threshold = detail::multiply_word(product, low_candidate + 1);
+    return detail::compare(sum, threshold) >= 0 ? low_candidate + 1 : low_candidate;
+  }
+  // alpha = ceil(Z/Q - 1/2): the higher candidate iff 2Z > (2 low + 1) * Q.
+  const detail::Words doubled = detail::multiply_word(sum, 2);
+  const detail::Words threshold = detail::multiply_word(product, 2 * low_candidate + 1);
+  return detail::compare(doubled, threshold) > 0 ? low_candidate + 1 : low_candidate;
+}
+
+}  // namespace heft::ring

@@ -1,0 +1,342 @@
+// RnsPoly: storage, validation, and element-wise ring operations expressed as
+// calls to the math kernels, one tower at a time.
+#include "heft/ring/rns_poly.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "heft/math/kernels.hpp"
+#include "ring/tower_loop.hpp"
+
+namespace heft::ring {
+
+const char* to_string(Form form) noexcept {
+  return form == Form::ntt ? "NTT" : "coefficient";
+}
+
+RnsPoly::RnsPoly(std::shared_ptr<const PolyContext> context, std::size_t tower_count, Form form)
+    : context_(std::move(context)), tower_count_(tower_count), form_(form) {
+  if (context_ == nullptr) throw InvalidArgument("RnsPoly: the context is null");
+  if (tower_count == 0 || tower_count > context_->tower_count()) {
+    throw InvalidArgument("RnsPoly: asked for " + std::to_string(tower_count) +
+                          " towers but the context has " + std::to_string(context_->tower_count()) +
+                          " (need 1..L)");
+  }
+  degree_ = context_->degree();
+  storage_ = AlignedBuffer<uint64_t>(tower_count_ * degree_);
+}
+
+RnsPoly::RnsPoly(RnsPoly&& other) noexcept
+    : context_(std::move(other.context_)),
+      degree_(std::exchange(other.degree_, 0)),
+      tower_count_(std::exchange(other.tower_count_, 0)),
+      form_(other.form_),
+      secret_(std::exchange(other.secret_, false)),
+      storage_(std::move(other.storage_)) {}
+
+RnsPoly& RnsPoly::operator=(RnsPoly&& other) noexcept {
+  if (this != &other) {
+    // The old storage is released below: wipe it first if it held a secret.
+    if (secret_) storage_.wipe();
+    context_ = std::move(other.context_);
+    degree_ = std::exchange(other.degree_, 0);
+    tower_count_ = std::exchange(other.tower_count_, 0);
+    form_ = other.form_;
+    secret_ = std::exchange(other.secret_, false);
+    storage_ = std::move(other.storage_);
+  }
+  return *this;
+}
+
+RnsPoly::~RnsPoly() {
+  if (secret_) storage_.wipe();
+}
+
+RnsPoly RnsPoly::clone() const {
+  RnsPoly copy;
+  if (empty()) return copy;
+  copy = RnsPoly(context_, tower_count_, form_);
+  copy.secret_ = secret_;
+  std::memcpy(copy.storage_.data(), storage_.data(), tower_count_ * degree_ * sizeof(uint64_t));
+  return copy;
+}
+
+const math::Modulus& RnsPoly::modulus(std::size_t tower) const {
+  require_not_empty("modulus");
+  if (tower >= tower_count_) {
+    throw InvalidArgument("RnsPoly::modulus: tower " + std::to_string(tower) +
+                          " out of range (the polynomial has " + std::to_string(tower_count_) +
+                          ")");
+  }
+  return context_->modulus(tower);
+}
+
+std::span<uint64_t> RnsPoly::tower(std::size_t i) {
+  if (i >= tower_count_) {
+    throw InvalidArgument("RnsPoly::tower: index " + std::to_string(i) +
+                          " out of range (the polynomial has " + std::to_string(tower_count_) +
+                          " towers)");
+  }
+  return {storage_.data() + i * degree_, degree_};
+}
+
+std::span<const uint64_t> RnsPoly::tower(std::size_t i) const {
+  return const_cast<RnsPoly*>(this)->tower(i);
+}
+
+std::span<uint64_t> RnsPoly::data() noexcept {
+  return {storage_.data(), tower_count_ * degree_};
+}
+
+std::span<const uint64_t> RnsPoly::data() const noexcept {
+  return {storage_.data(), tower_count_ * degree_};
+}
+
+void RnsPoly::require_not_empty(const char* operation) const {
+  if (empty()) {
+    throw InvalidArgument(std::string("RnsPoly::") + operation +
+                          ": the polynomial is empty (default-constructed or moved from)");
+  }
+}
+
+void RnsPoly::require_compatible(const RnsPoly& other, const char* operation) const {
+  require_not_empty(operation);
+  other.require_not_empty(operation);
+  if (context_ != other.context_) {
+    throw MismatchError(std::string("RnsPoly::") + operation +
+                        ": operands belong to different contexts (create both from the same "
+                        "PolyContext)");
+  }
+  if (tower_count_ != other.tower_count_) {
+    throw MismatchError(std::string("RnsPoly::") + operation + ": operands have " +
+                        std::to_string(tower_count_) + " and " +
+                        std::to_string(other.tower_count_) +
+                        " towers; drop towers from the larger one first");
+  }
+  if (form_ != other.form_) {
+    throw MismatchError(std::string("RnsPoly::") + operation + ": operands are in " +
+                        to_string(form_) + " and " + to_string(other.form_) +
+                        " form; convert one with ntt() or intt()");
+  }
+}
+
+void RnsPoly::set_coefficients(std::span<const int64_t> values) {
+  require_not_empty("set_coefficients");
+  if (values.size() != degree_) {
+    throw MismatchError("RnsPoly::set_coefficients: got " + std::to_string(values.size()) +
+                        " values for a polynomial of degree " + std::to_string(degree_));
+  }
+  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+    const math::Modulus& q = context_->modulus(i);
+    const uint64_t modulus = q.value();
+    uint64_t* out = storage_.data() + i * degree_;
+    for (std::size_t k = 0; k < degree_; ++k) {
+      // Reduce |v|, then select q - r for negative v with masks, not branches,
+      // because secrets (ternary keys, errors) pass through here.
+      const uint64_t value = static_cast<uint64_t>(values[k]);
+      const uint64_t negative_mask = 0 - (value >> 63);
+      const uint64_t magnitude = (value ^ negative_mask) - negative_mask;
+      const uint64_t residue = q.reduce(magnitude);
+      uint64_t result = ((modulus - residue) & negative_mask) | (residue & ~negative_mask);
+      result -= modulus & (0 - static_cast<uint64_t>(result >= modulus));  // q - 0 -> 0
+      out[k] = result;
+    }
+  });
+  form_ = Form::coefficient;
+}
+
+void RnsPoly::ntt() {
+  require_not_empty("ntt");
+  if (form_ == Form::ntt) {
+    throw MismatchError("RnsPoly::ntt: the polynomial is already in NTT form");
+  }
+  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+    math::ntt_forward(tower(i), context_->ntt_tables(i));
+  });
+  form_ = Form::ntt;
+}
+
+void RnsPoly::intt() {
+  require_not_empty("intt");
+  if (form_ == Form::coefficient) {
+    throw MismatchError("RnsPoly::intt: the polynomial is already in coefficient form");
+  }
+  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+    math::ntt_inverse(tower(i), context_->ntt_tables(i));
+  });
+  form_ = Form::coefficient;
+}
+
+RnsPoly& RnsPoly::operator+=(const RnsPoly& other) {
+  require_compatible(other, "operator+=");
+  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+    math::add_mod(tower(i), other.tower(i), tower(i), context_->modulus(i));
+  });
+  secret_ = secret_ || other.secret_;
+  return *this;
+}
+
+RnsPoly& RnsPoly::operator-=(const RnsPoly& other) {
+  require_compatible(other, "operator-=");
+  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+    math::sub_mod(tower(i), other.tower(i), tower(i), context_->modulus(i));
+  });
+  secret_ = secret_ || other.secret_;
+  return *this;
+}
+
+RnsPoly& RnsPoly::operator*=(const RnsPoly& other) {
+  require_compatible(other, "operator*=");
+  if (form_ != Form::ntt) {
+    throw MismatchError(
+        "RnsPoly::operator*=: multiplication needs both operands in NTT form (call ntt() "
+        "first); heft does not multiply in coefficient form");
+  }
+  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+    math::mul_mod(tower(i), other.tower(i), tower(i), context_->modulus(i));
+  });
+  secret_ = secret_ || other.secret_;
+  return *this;
+}
+
+void RnsPoly::add_product(const RnsPoly& a, const RnsPoly& b) {
+  require_compatible(a, "add_product");
+  require_compatible(b, "add_product");
+  if (form_ != Form::ntt) {
+    throw MismatchError(
+        "RnsPoly::add_product: multiplication needs all operands in NTT form (call ntt() "
+        "first)");
+  }
+  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+    math::fma_mod(a.tower(i), b.tower(i), tower(i), tower(i), context_->modulus(i));
+  });
+  secret_ = secret_ || a.secret_ || b.secret_;
+}
+
+void RnsPoly::negate() {
+  require_not_empty("negate");
+  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+    math::negate_mod(tower(i), tower(i), context_->modulus(i));
+  });
+}
+
+void RnsPoly::multiply_scalar(uint64_t scalar) {
+  require_not_empty("multiply_scalar");
+  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+    const math::Modulus& q = context_->modulus(i);
+    math::mul_scalar_mod(tower(i), q.reduce(scalar), tower(i), q);
+  });
+}
+
+void RnsPoly::multiply_scalar(std::span<const uint64_t> scalars) {
+  require_not_empty("multiply_scalar");
+  if (scalars.size() != tower_count_) {
+    throw MismatchError("RnsPoly::multiply_scalar: got " + std::to_string(scalars.size()) +
+                        " scalars for " + std::to_string(tower_count_) + " towers");
+  }
+  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+    const math::Modulus& q = context_->modulus(i);
+    math::mul_scalar_mod(tower(i), q.reduce(scalars[i]), tower(i), q);
+  });
+}
+
+void RnsPoly::drop_last_towers(std::size_t count) {
+  require_not_empty("drop_last_towers");
+  if (count >= tower_count_) {
+    throw InvalidArgument("RnsPoly::drop_last_towers: cannot drop " + std::to_string(count) +
+                          " of " + std::to_string(tower_count_) +
+                          " towers (at least one must remain)");
+  }
+  // The dropped towers stay in the allocation (wiped with it if secret).
+  tower_count_ -= count;
+}
+
+RnsPoly RnsPoly::automorphism(uint64_t galois_element) const {
+  require_not_empty("automorphism");
+  context_->check_galois_element(galois_element);
+  RnsPoly out(context_, tower_count_, form_);
+  automorphism(galois_element, out);
+  return out;
+}
+
+void RnsPoly::automorphism(uint64_t galois_element, RnsPoly& out) const {
+  require_not_empty("automorphism");
+  out.require_not_empty("automorphism");
+  if (&out == this) {
+    throw InvalidArgument(
+        "RnsPoly::automorphism: the output must be a different polynomial from the input");
+  }
+  if (out.context_ != context_ || out.tower_count_ != tower_count_) {
+    throw MismatchError(
+        "RnsPoly::automorphism: the output must have the input's context and tower count");
+  }
+  context_->check_galois_element(galois_element);
+
+  const std::size_t n = degree_;
+  if (form_ == Form::ntt) {
+    const std::span<const uint32_t> map = context_->ntt_automorphism_map(galois_element);
+    detail::for_each_tower(tower_count_, n, [&](std::size_t i) {
+      const uint64_t* in = storage_.data() + i * n;
+      uint64_t* result = out.storage_.data() + i * n;
+      for (std::size_t k = 0; k < n; ++k)
+        result[k] = in[map[k]];
+    });
+  } else {
+    const uint64_t index_mask = 2 * n - 1;  // reduction mod 2N
+    detail::for_each_tower(tower_count_, n, [&](std::size_t i) {
+      const uint64_t q = context_->modulus(i).value();
+      const uint64_t* in = storage_.data() + i * n;
+      uint64_t* result = out.storage_.data() + i * n;
+      // i*g mod 2N is a bijection on [0, 2N) mapping [0, N) onto one
+      // representative of each position up to the sign, so every output
+      // coefficient is written exactly once.
+      for (std::size_t k = 0; k < n; ++k) {
+        const uint64_t target = (k * galois_element) & index_mask;
+        const uint64_t value = in[k];
+        if (target < n) {
+          result[target] = value;
+        } else {
+          result[target - n] = value == 0 ? 0 : q - value;
+        }
+      }
+    });
+  }
+  out.form_ = form_;
+  out.secret_ = out.secret_ || secret_;
+}
+
+bool operator==(const RnsPoly& a, const RnsPoly& b) {
+  if (a.context_ != b.context_ || a.tower_count_ != b.tower_count_ || a.form_ != b.form_) {
+    return false;
+  }
+  const auto left = a.data(), right = b.data();
+  return std::equal(left.begin(), left.end(), right.begin());
+}
+
+RnsPoly operator+(const RnsPoly& a, const RnsPoly& b) {
+  RnsPoly result = a.clone();
+  result += b;
+  return result;
+}
+
+RnsPoly operator-(const RnsPoly& a, const RnsPoly& b) {
+  RnsPoly result = a.clone();
+  result -= b;
+  return result;
+}
+
+RnsPoly operator*(const RnsPoly& a, const RnsPoly& b) {
+  RnsPoly result = a.clone();
+  result *= b;
+  return result;
+}
+
+RnsPoly operator-(const RnsPoly& a) {
+  RnsPoly result = a.clone();
+  result.negate();
+  return result;
+}
+
+}  // namespace heft::ring

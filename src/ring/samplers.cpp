@@ -1,0 +1,169 @@
+// Uniform, ternary, sparse-ternary and discrete-Gaussian samplers.
+#include "heft/ring/samplers.hpp"
+
+#include <array>
+#include <string>
+#include <utility>
+
+#include "heft/util/aligned_buffer.hpp"
+
+namespace heft::ring {
+namespace {
+
+// floor(2^64 * P(|X| <= k)) for k = 0..18, X the discrete Gaussian with
+// sigma = 3.19 truncated to [-19, 19]: P(|X| = 0) = rho(0)/S and
+// P(|X| = k) = 2 rho(k)/S, rho(x) = exp(-x^2 / (2 sigma^2)), S = sum of rho over
+// [-19, 19]. Computed offline with 300-bit arithmetic (mpmath) and frozen so
+// that every machine draws the same samples from the same seed.
+constexpr std::array<uint64_t, kGaussianBound> kGaussianCdt = {
+    0x2003f343d8f74a20, 0x5cf9e7df5e1cb374, 0x9194fd0dbd16635a, 0xbabaa2f1bfe45553,
+    0xd7e6ab33b4234017, 0xeaa5b9244ea23a05, 0xf591040e384e84d1, 0xfb54cb302e62a284,
+    0xfe17022d0b06ad0f, 0xff4953fc5557b681, 0xffc1c2128f9d463e, 0xffecac829c77aaaf,
+    0xfffa8924cdc2ff77, 0xfffe9813a4348577, 0xffffabc6b79daa6a, 0xffffee1727926b15,
+    0xfffffc8c5391382c, 0xffffff67b9946e35, 0xffffffeabb196c32};
+
+// 1 if a >= b, computed from the borrow of a - b (no comparison branch).
+inline uint64_t greater_or_equal(uint64_t a, uint64_t b) {
+  const unsigned __int128 difference = static_cast<unsigned __int128>(a) - b;
+  return 1 - static_cast<uint64_t>((difference >> 64) & 1);
+}
+
+// Buffers the Prng's bytes for the per-coefficient samplers and wipes them
+// afterwards (they determine the secret).
+class ByteSource {
+ public:
+  explicit ByteSource(Prng& prng) : prng_(prng) {}
+  ~ByteSource() { buffer_.wipe(); }
+  uint8_t next() {
+    if (position_ == buffer_.size()) {
+      prng_.fill(buffer_.span());
+      position_ = 0;
+    }
+    return buffer_[position_++];
+  }
+
+ private:
+  Prng& prng_;
+  AlignedBuffer<uint8_t> buffer_{1024};
+  std::size_t position_ = 1024;
+};
+
+// A signed scratch polynomial wiped on every exit path.
+class WipedSigned {
+ public:
+  explicit WipedSigned(std::size_t size) : values_(size) {}
+  ~WipedSigned() { values_.wipe(); }
+  std::span<int64_t> span() { return values_.span(); }
+
+ private:
+  AlignedBuffer<int64_t> values_;
+};
+
+void require_poly(const RnsPoly& out, const char* sampler) {
+  if (out.empty()) {
+    throw InvalidArgument(std::string(sampler) +
+                          ": the output polynomial is empty (create it from a context first)");
+  }
+}
+
+}  // namespace
+
+void sample_ternary(Prng& prng, std::span<int64_t> out) {
+  ByteSource bytes(prng);
+  for (int64_t& value : out) {
+    // 255 = 3 * 85: bytes 0..254 map uniformly onto {0, 1, 2}.
+    uint8_t byte = bytes.next();
+    while (byte == 255)
+      byte = bytes.next();
+    value = static_cast<int64_t>(byte % 3) - 1;
+  }
+}
+
+void sample_sparse_ternary(Prng& prng, std::size_t hamming_weight, std::span<int64_t> out) {
+  const std::size_t n = out.size();
+  if (hamming_weight > n) {
+    throw InvalidArgument("sample_sparse_ternary: Hamming weight " +
+                          std::to_string(hamming_weight) + " exceeds the " + std::to_string(n) +
+                          " coefficients");
+  }
+  // Partial Fisher-Yates: after step i, positions[0..i] is a uniform random
+  // i+1-subset in random order; the first hamming_weight entries get +-1.
+  AlignedBuffer<uint64_t> positions(n);
+  for (std::size_t i = 0; i < n; ++i)
+    positions[i] = i;
+  for (int64_t& value : out)
+    value = 0;
+  for (std::size_t i = 0; i < hamming_weight; ++i) {
+    const std::size_t j = i + prng.uniform_below(n - i);
+    std::swap(positions[i], positions[j]);
+    const int64_t sign_bit = static_cast<int64_t>(prng.next_u64() & 1);
+    out[positions[i]] = 1 - 2 * sign_bit;
+  }
+  positions.wipe();
+}
+
+void sample_gaussian(Prng& prng, std::span<int64_t> out) {
+  // Signs come from a separate word, 64 at a time: every bit of `draw` is
+  // needed by the table, so none can double as the sign.
+  uint64_t sign_bits = 0;
+  std::size_t signs_left = 0;
+  for (int64_t& value : out) {
+    const uint64_t draw = prng.next_u64();
+    if (signs_left == 0) {
+      sign_bits = prng.next_u64();
+      signs_left = 64;
+    }
+    const uint64_t sign = sign_bits & 1;
+    sign_bits >>= 1;
+    --signs_left;
+    uint64_t magnitude = 0;
+    for (uint64_t threshold : kGaussianCdt)
+      magnitude += greater_or_equal(draw, threshold);
+    // Two's-complement negation when sign = 1: (m ^ -1) + 1 = -m.
+    const uint64_t sign_mask = 0 - sign;
+    value = static_cast<int64_t>((magnitude ^ sign_mask) + sign);
+  }
+}
+
+void sample_uniform(Prng& prng, RnsPoly& out) {
+  require_poly(out, "sample_uniform");
+  for (std::size_t i = 0; i < out.tower_count(); ++i) {
+    const math::Modulus& q = out.modulus(i);
+    const int bits = q.bit_count();
+    const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    // Sequential over towers so that the stream maps to values the same way
+    // whatever the thread count.
+    for (uint64_t& value : out.tower(i)) {
+      uint64_t candidate = prng.next_u64() & mask;
+      while (candidate >= q.value())
+        candidate = prng.next_u64() & mask;
+      value = candidate;
+    }
+  }
+}
+
+void sample_ternary(Prng& prng, RnsPoly& out) {
+  require_poly(out, "sample_ternary");
+  WipedSigned values(out.degree());
+  sample_ternary(prng, values.span());
+  out.mark_secret();
+  out.set_coefficients(values.span());
+}
+
+void sample_sparse_ternary(Prng& prng, std::size_t hamming_weight, RnsPoly& out) {
+  require_poly(out, "sample_sparse_ternary");
+  WipedSigned values(out.degree());
+  sample_sparse_ternary(prng, hamming_weight, values.span());
+  out.mark_secret();
+  out.set_coefficients(values.span());
+}
+
+void sample_gaussian(Prng& prng, RnsPoly& out) {
+  require_poly(out, "sample_gaussian");
+  WipedSigned values(out.degree());
+  sample_gaussian(prng, values.span());
+  out.mark_secret();
+  out.set_coefficients(values.span());
+}
+
+}  // namespace heft::ring

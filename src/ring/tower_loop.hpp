@@ -1,0 +1,26 @@
+// for_each_tower: runs per-tower work in parallel only when there is enough of
+// it to pay for waking the thread pool (small polynomials in tests and
+// encoders stay on the calling thread). Internal header.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+#include "heft/util/parallel.hpp"
+
+namespace heft::ring::detail {
+
+// Below this many words in total, waking the pool costs more than it saves.
+inline constexpr std::size_t kMinParallelWords = std::size_t{1} << 14;
+
+inline void for_each_tower(std::size_t towers, std::size_t degree,
+                           const std::function<void(std::size_t)>& body) {
+  if (towers == 1 || towers * degree < kMinParallelWords) {
+    for (std::size_t i = 0; i < towers; ++i)
+      body(i);
+    return;
+  }
+  parallel_for(0, towers, body);
+}
+
+}  // namespace heft::ring::detail

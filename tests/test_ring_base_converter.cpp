@@ -1,0 +1,229 @@
+// BaseConverter (approximate, exact, exact centered) against big-integer CRT
+// reconstruction with GMP, including the inputs on rounding boundaries that
+// floating-point HPS conversion gets wrong, and bases large enough to need
+// the lazy 128-bit reductions.
+#include <gtest/gtest.h>
+
+#include "heft/math/kernels.hpp"
+#include "heft/ring/base_converter.hpp"
+#include "heft/ring/rns_poly.hpp"
+#include "heft/util/parallel.hpp"
+#include "ring_test_support.hpp"
+
+namespace heft::ring {
+namespace {
+
+using testing::BigInt;
+using testing::GmpRandom;
+using testing::product_of;
+
+struct Case {
+  RnsBase from, to;
+  std::vector<BigInt> values;  // x in [0, Q), one per coefficient
+};
+
+// Values that sit on the rounding points of exact conversion (0 and Q for
+// floor, +-Q/2 for centered), the value with every y_i = q_i - 1 (largest
+// accumulator sums, alpha = L - 1), then uniform ones, `degree` in all.
+std::vector<BigInt> test_values(const RnsBase& base, std::size_t degree, GmpRandom& random) {
+  const BigInt q = product_of(base);
+  std::vector<BigInt> values;
+  // x = -sum_j Q/q_j mod Q has x_i = -(Q/q_i) mod q_i, so y_i = -1 mod q_i.
+  BigInt all_maximal(0);
+  for (std::size_t j = 0; j < base.size(); ++j) {
+    BigInt qj(base[j].value()), punctured;
+    mpz_divexact(punctured.get(), q.get(), qj.get());
+    mpz_sub(all_maximal.get(), all_maximal.get(), punctured.get());
+  }
+  mpz_mod(all_maximal.get(), all_maximal.get(), q.get());
+  values.push_back(all_maximal);
+  BigInt half;
+  mpz_fdiv_q_2exp(half.get(), q.get(), 1);
+  for (long offset : {0L, 1L, 2L, 3L, 1000L}) {
+    BigInt low(static_cast<uint64_t>(offset)), high, mid_plus, mid_minus;
+    mpz_sub_ui(high.get(), q.get(), static_cast<unsigned long>(offset + 1));
+    mpz_add_ui(mid_plus.get(), half.get(), static_cast<unsigned long>(offset));
+    mpz_sub_ui(mid_minus.get(), half.get(), static_cast<unsigned long>(offset));
+    for (const BigInt* v : {&low, &high, &mid_plus, &mid_minus}) {
+      if (mpz_sgn(v->get()) >= 0 && mpz_cmp(v->get(), q.get()) < 0) values.push_back(*v);
+    }
+  }
+  values.resize(std::min(values.size(), degree));
+  while (values.size() < degree)
+    values.push_back(random.below(q));
+  return values;
+}
+
+std::vector<uint64_t> to_towers(const RnsBase& base, const std::vector<BigInt>& values) {
+  const std::size_t n = values.size();
+  std::vector<uint64_t> towers(base.size() * n);
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    for (std::size_t c = 0; c < n; ++c)
+      towers[i * n + c] = values[c].mod(base[i].value());
+  }
+  return towers;
+}
+
+// Z = sum_i [x_i * (Q/q_i)^-1]_{q_i} * (Q/q_i), computed independently with GMP.
+BigInt fast_conversion_sum(const RnsBase& base, const BigInt& x) {
+  const BigInt q = product_of(base);
+  BigInt sum(0);
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    BigInt qi(base[i].value()), punctured, inverse, y;
+    mpz_divexact(punctured.get(), q.get(), qi.get());
+    mpz_invert(inverse.get(), punctured.get(), qi.get());
+    BigInt xi(x.mod(base[i].value()));
+    mpz_mul(y.get(), xi.get(), inverse.get());
+    mpz_mod(y.get(), y.get(), qi.get());
+    mpz_addmul(sum.get(), y.get(), punctured.get());
+  }
+  return sum;
+}
+
+void check_all_modes(const RnsBase& from, const RnsBase& to, const std::vector<BigInt>& values) {
+  const std::size_t n = values.size();
+  const BigInt q = product_of(from);
+  BigInt half;
+  mpz_fdiv_q_2exp(half.get(), q.get(), 1);
+  const BaseConverter converter(from, to);
+  const std::vector<uint64_t> input = to_towers(from, values);
+  std::vector<uint64_t> approximate(to.size() * n), exact(to.size() * n), centered(to.size() * n);
+  converter.convert_approximate(input, approximate, n);
+  converter.convert_exact(input, exact, n);
+  converter.convert_exact_centered(input, centered, n);
+
+  for (std::size_t c = 0; c < n; ++c) {
+    const BigInt& x = values[c];
+    // Approximate: the output is (x + alpha Q) mod p_j for one alpha in [0, L).
+    const BigInt z = fast_conversion_sum(from, x);
+    BigInt alpha, remainder;
+    mpz_fdiv_qr(alpha.get(), remainder.get(), z.get(), q.get());
+    ASSERT_EQ(mpz_cmp(remainder.get(), x.get()), 0);
+    ASSERT_GE(mpz_sgn(alpha.get()), 0);
+    ASSERT_LT(mpz_cmp_ui(alpha.get(), from.size()), 0);
+    // Centered representative: x - Q if x > Q/2 (with Q odd, (-Q/2, Q/2]).
+    BigInt signed_x = x;
+    if (mpz_cmp(x.get(), half.get()) > 0) mpz_sub(signed_x.get(), x.get(), q.get());
+    for (std::size_t j = 0; j < to.size(); ++j) {
+      const uint64_t p = to[j].value();
+      BigInt shifted;
+      mpz_addmul(shifted.get(), alpha.get(), q.get());
+      mpz_add(shifted.get(), shifted.get(), x.get());
+      ASSERT_EQ(approximate[j * n + c], shifted.mod(p)) << "coefficient " << c << " tower " << j;
+      ASSERT_EQ(exact[j * n + c], x.mod(p)) << "coefficient " << c << " tower " << j;
+      ASSERT_EQ(centered[j * n + c], signed_x.mod(p)) << "coefficient " << c << " tower " << j;
+    }
+  }
+}
+
+TEST(BaseConverter, AllModesMatchGmpForManyBaseShapes) {
+  GmpRandom random(10);
+  for (std::size_t from_count = 1; from_count <= 8; ++from_count) {
+    for (std::size_t to_count : {1, 3, 8}) {
+      for (int bits : {30, 45, 60}) {
+        std::vector<uint64_t> from_values = random.primes(bits, from_count);
+        const std::set<uint64_t> used(from_values.begin(), from_values.end());
+        const int to_bits = bits == 60 ? 31 : 60;  // also mix sizes across the bases
+        const RnsBase from = RnsBase::from_values(from_values);
+        const RnsBase to = RnsBase::from_values(random.primes(to_bits, to_count, used));
+        SCOPED_TRACE("L=" + std::to_string(from_count) + " K=" + std::to_string(to_count) +
+                     " bits=" + std::to_string(bits));
+        check_all_modes(from, to, test_values(from, 50, random));  // 50: a partial group of four
+      }
+    }
+  }
+}
+
+TEST(BaseConverter, TargetMayShareModuliWithSource) {
+  GmpRandom random(11);
+  const std::vector<uint64_t> source = random.primes(50, 4);
+  std::vector<uint64_t> target = random.primes(40, 2, {source.begin(), source.end()});
+  target.push_back(source[2]);
+  target.push_back(source[0]);
+  const RnsBase from = RnsBase::from_values(source);
+  check_all_modes(from, RnsBase::from_values(target), test_values(from, 64, random));
+}
+
+TEST(BaseConverter, ManyModuliExerciseLazyReduction) {
+  // 300 moduli of 61 bits: only 2^128 / (2^61 * 2^61) = 64 worst-case
+  // products fit in an accumulator, and 300 typical ones (about 2^120 each)
+  // overflow it, so the sum over the source base must be reduced part way.
+  GmpRandom random(12);
+  const RnsBase from = RnsBase::from_values(random.primes(61, 300));
+  const RnsBase to = RnsBase::from_values(random.primes(61, 2));
+  check_all_modes(from, to, test_values(from, 26, random));
+}
+
+TEST(BaseConverter, SameResultAtEveryIsaAndThreadCount) {
+  GmpRandom random(13);
+  const RnsBase from = RnsBase::from_values(random.primes(50, 6));
+  const RnsBase to = RnsBase::from_values(random.primes(49, 5));
+  const std::size_t n = 4096;  // big enough to take the parallel path
+  const std::vector<uint64_t> input = to_towers(from, test_values(from, n, random));
+  const BaseConverter converter(from, to);
+  std::vector<uint64_t> reference(to.size() * n);
+  const math::Isa original_isa = math::active_isa();
+  const std::size_t original_threads = num_threads();
+  set_num_threads(1);
+  math::set_isa(math::Isa::scalar);
+  converter.convert_exact_centered(input, reference, n);
+  for (math::Isa isa : math::supported_isas()) {
+    for (std::size_t threads : {1, 2, 3}) {
+      math::set_isa(isa);
+      set_num_threads(threads);
+      std::vector<uint64_t> output(to.size() * n);
+      converter.convert_exact_centered(input, output, n);
+      EXPECT_EQ(output, reference) << math::to_string(isa) << " threads " << threads;
+    }
+  }
+  math::set_isa(original_isa);
+  set_num_threads(original_threads);
+}
+
+TEST(BaseConverter, RejectsBadSpansWithoutWriting) {
+  const std::vector<uint64_t> from_values = {97, 113}, to_values = {193};
+  const BaseConverter converter(RnsBase::from_values(from_values), RnsBase::from_values(to_values));
+  std::vector<uint64_t> input(2 * 8, 1), output(8, 7);
+  const std::vector<uint64_t> untouched = output;
+  EXPECT_THROW(converter.convert_exact(std::span(input).first(15), output, 8), MismatchError);
+  EXPECT_THROW(converter.convert_exact(input, std::span(output).first(7), 8), MismatchError);
+  EXPECT_THROW(converter.convert_approximate(input, output, 0), InvalidArgument);
+  EXPECT_EQ(output, untouched);
+  std::vector<uint64_t> shared(3 * 8, 1);
+  EXPECT_THROW(
+      converter.convert_exact(std::span(shared).first(16), std::span(shared).subspan(8, 8), 8),
+      InvalidArgument);
+}
+
+TEST(BaseConverter, ConvertsPolynomialsBetweenContexts) {
+  const uint64_t n = 64;
+  const std::vector<math::Modulus> all = math::generate_ntt_primes(45, n, 5);
+  const auto source = PolyContext::create(n, RnsBase({all[0], all[1], all[2]}));
+  const auto target = PolyContext::create(n, RnsBase({all[3], all[4]}));
+  GmpRandom random(14);
+  const std::vector<BigInt> values = test_values(source->base(), n, random);
+  RnsPoly input(source, 3);
+  const std::vector<uint64_t> towers = to_towers(source->base(), values);
+  std::copy(towers.begin(), towers.end(), input.data().begin());
+  RnsPoly output(target, 2, Form::ntt);
+  const BaseConverter converter(source->base(), target->base());
+  converter.convert_exact(input, output);
+  EXPECT_EQ(output.form(), Form::coefficient);
+  for (std::size_t j = 0; j < 2; ++j) {
+    for (std::size_t c = 0; c < n; ++c) {
+      ASSERT_EQ(output.tower(j)[c], values[c].mod(all[3 + j].value()));
+    }
+  }
+
+  // Wrong towers, wrong form, wrong direction: MismatchError, output untouched.
+  const RnsPoly before = output.clone();
+  RnsPoly short_input(source, 2);
+  EXPECT_THROW(converter.convert_exact(short_input, output), MismatchError);
+  EXPECT_THROW(converter.convert_exact(output, input), MismatchError);
+  input.ntt();
+  EXPECT_THROW(converter.convert_exact(input, output), MismatchError);
+  EXPECT_TRUE(output == before);
+}
+
+}  // namespace
+}  // namespace heft::ring
