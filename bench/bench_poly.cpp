@@ -15,6 +15,7 @@
 #include "heft/math/ntt_tables.hpp"
 #include "heft/math/primes.hpp"
 #include "heft/ring/poly_context.hpp"
+#include "heft/ring/rns_base.hpp"
 #include "heft/ring/rns_poly.hpp"
 
 namespace {
@@ -29,7 +30,8 @@ std::vector<uint64_t> random_vector(std::size_t n, uint64_t bound, uint64_t seed
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<uint64_t> dist(0, bound - 1);
   std::vector<uint64_t> v(n);
-  for (auto& x : v) x = dist(rng);
+  for (auto& x : v)
+    x = dist(rng);
   return v;
 }
 
@@ -57,8 +59,8 @@ void register_kernel_rows() {
       const uint64_t n = uint64_t{1} << log_n;
       for (int bits : {50, 60}) {
         if (isa == Isa::ifma && bits > 50) continue;
-        const std::string suffix =
-            std::string("/") + heft::math::to_string(isa) + "/" + std::to_string(n) + "/" + std::to_string(bits);
+        const std::string suffix = std::string("/") + heft::math::to_string(isa) + "/" +
+                                   std::to_string(n) + "/" + std::to_string(bits);
         benchmark::RegisterBenchmark(("NTT_fwd" + suffix).c_str(), [=](benchmark::State& state) {
           KernelFixture f(n, bits);
           for (auto _ : state) {
@@ -143,7 +145,7 @@ void Native_intt(benchmark::State& state) {
 struct DcrtFixture {
   DcrtFixture(uint64_t n, std::size_t towers)
       : context(heft::ring::PolyContext::create(
-            n, heft::math::generate_ntt_primes(kNativeBits, n, towers))),
+            n, heft::ring::RnsBase(heft::math::generate_ntt_primes(kNativeBits, n, towers)))),
         a(random_poly(0)),
         b(random_poly(1)) {}
   heft::ring::RnsPoly random_poly(uint64_t seed) const {
@@ -152,7 +154,8 @@ struct DcrtFixture {
     for (std::size_t t = 0; t < context->base().size(); ++t) {
       const uint64_t q = context->base()[t].value();
       std::uniform_int_distribution<uint64_t> dist(0, q - 1);
-      for (auto& x : p.tower(t)) x = dist(rng);
+      for (auto& x : p.tower(t))
+        x = dist(rng);
     }
     return p;
   }
@@ -177,7 +180,7 @@ void DCRT_mul(benchmark::State& state) {
 void DCRT_ntt(benchmark::State& state) {
   DcrtFixture f(state.range(0), state.range(1));
   for (auto _ : state) {
-    f.a.set_form_unchecked(heft::ring::Form::coefficient);
+    f.a.declare_form(heft::ring::Form::coefficient);
     f.a.ntt();
     benchmark::ClobberMemory();
   }
@@ -186,20 +189,22 @@ void DCRT_intt(benchmark::State& state) {
   DcrtFixture f(state.range(0), state.range(1));
   for (auto _ : state) {
     f.a.intt();
-    f.a.set_form_unchecked(heft::ring::Form::ntt);
+    f.a.declare_form(heft::ring::Form::ntt);
     benchmark::ClobberMemory();
   }
 }
 
 void native_args(benchmark::internal::Benchmark* b) {
   b->ArgName("N");
-  for (int64_t n : kRingDims) b->Arg(n);
+  for (int64_t n : kRingDims)
+    b->Arg(n);
   b->Unit(benchmark::kMicrosecond);
 }
 void dcrt_args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"N", "towers"});
   for (int64_t n : kRingDims)
-    for (int64_t towers : {1, 2, 4, 8, 16}) b->Args({n, towers});
+    for (int64_t towers : {1, 2, 4, 8, 16})
+      b->Args({n, towers});
   b->Unit(benchmark::kMicrosecond);
 }
 

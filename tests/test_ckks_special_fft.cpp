@@ -1,0 +1,86 @@
+// The CKKS special FFT against direct O(n^2) evaluation of the canonical
+// embedding at zeta^(5^j), in long double.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <numbers>
+#include <random>
+#include <vector>
+
+#include "heft/schemes/ckks/special_fft.hpp"
+#include "heft/util/error.hpp"
+
+namespace heft::ckks {
+namespace {
+
+using cld = std::complex<long double>;
+
+std::vector<std::complex<double>> random_complex(std::size_t n, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> dist(-1, 1);
+  std::vector<std::complex<double>> v(n);
+  for (auto& x : v)
+    x = {dist(rng), dist(rng)};
+  return v;
+}
+
+// slot_j = sum_k u_k zeta^(5^j k), zeta = exp(2 pi i / 4n).
+std::vector<cld> direct_embedding(const std::vector<std::complex<double>>& u) {
+  const std::size_t n = u.size();
+  const uint64_t m = 4 * n;
+  std::vector<cld> slots(n);
+  uint64_t five_j = 1;
+  for (std::size_t j = 0; j < n; ++j) {
+    cld sum = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const uint64_t e = five_j * k % m;
+      const long double angle = 2 * std::numbers::pi_v<long double> * e / m;
+      sum += cld(u[k].real(), u[k].imag()) * cld(std::cos(angle), std::sin(angle));
+    }
+    slots[j] = sum;
+    five_j = five_j * 5 % m;
+  }
+  return slots;
+}
+
+TEST(SpecialFft, ForwardIsTheCanonicalEmbedding) {
+  std::mt19937_64 rng(1);
+  SpecialFft fft(1024);
+  for (std::size_t n : {1, 2, 4, 8, 64, 512, 1024}) {
+    auto u = random_complex(n, rng);
+    const auto expected = direct_embedding(u);
+    fft.forward(u);
+    double max_error = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      max_error = std::max(
+          max_error, static_cast<double>(std::abs(cld(u[j].real(), u[j].imag()) - expected[j])));
+    }
+    EXPECT_LT(max_error, 1e-12 * n) << "n=" << n;
+  }
+}
+
+TEST(SpecialFft, InverseUndoesForward) {
+  std::mt19937_64 rng(2);
+  SpecialFft fft(1 << 15);
+  for (std::size_t n : {1, 16, 4096, 1 << 15}) {
+    const auto original = random_complex(n, rng);
+    auto v = original;
+    fft.inverse(v);
+    fft.forward(v);
+    double max_error = 0;
+    for (std::size_t j = 0; j < n; ++j)
+      max_error = std::max(max_error, std::abs(v[j] - original[j]));
+    EXPECT_LT(max_error, 1e-13) << "n=" << n << " log2 error " << std::log2(max_error);
+  }
+}
+
+TEST(SpecialFft, RejectsBadSizes) {
+  EXPECT_THROW(SpecialFft(12), InvalidArgument);
+  SpecialFft fft(8);
+  std::vector<std::complex<double>> v(16), w(3);
+  EXPECT_THROW(fft.forward(v), InvalidArgument);
+  EXPECT_THROW(fft.inverse(w), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace heft::ckks
