@@ -14,6 +14,9 @@
 
 #include <cstdint>
 
+// SIMDe names the mask type simde__mmask8 and does not alias it.
+typedef simde__mmask8 __mmask8;
+
 #define HEFT_AVX512_NAMESPACE avx512_emulated
 #define HEFT_IFMA_NAMESPACE ifma_emulated
 
@@ -38,8 +41,81 @@ static inline __m512i madd52(__m512i a, __m512i b, __m512i c, bool high) {
 #define _mm512_madd52lo_epu64(a, b, c) heft_emulation::madd52((a), (b), (c), false)
 #define _mm512_madd52hi_epu64(a, b, c) heft_emulation::madd52((a), (b), (c), true)
 
+// SIMDe 0.7 also lacks the masked 64-bit loads and stores used for the tails of
+// element-wise loops. Like the hardware, these touch only the selected lanes, so
+// a tail never reads or writes past the end of an array.
+namespace heft_emulation {
+static inline __m512i maskz_loadu_epi64(__mmask8 k, const void* p) {
+  const uint64_t* src = static_cast<const uint64_t*>(p);
+  alignas(64) uint64_t v[8];
+  for (int i = 0; i < 8; ++i)
+    v[i] = ((k >> i) & 1) != 0 ? src[i] : 0;
+  return _mm512_load_si512(reinterpret_cast<const void*>(v));
+}
+static inline void mask_storeu_epi64(void* p, __mmask8 k, __m512i a) {
+  uint64_t* dst = static_cast<uint64_t*>(p);
+  alignas(64) uint64_t v[8];
+  _mm512_store_si512(reinterpret_cast<void*>(v), a);
+  for (int i = 0; i < 8; ++i) {
+    if (((k >> i) & 1) != 0) dst[i] = v[i];
+  }
+}
+}  // namespace heft_emulation
+// SIMDe's portable 64-bit lane add, sub and mullo compute on signed lanes, so
+// the wrap-arounds the kernels rely on (defined for the instructions, which
+// work modulo 2^64) are signed overflow in C++: undefined behaviour, and
+// UBSan stops the HEFT_SANITIZE build on them. These versions use unsigned
+// lanes (GCC/Clang vector extensions, as SIMDe itself does).
+namespace heft_emulation {
+typedef uint64_t U64x8 __attribute__((vector_size(64)));
+static inline U64x8 to_unsigned(__m512i a) {
+  U64x8 r;
+  __builtin_memcpy(&r, &a, sizeof(r));
+  return r;
+}
+static inline __m512i from_unsigned(U64x8 a) {
+  __m512i r;
+  __builtin_memcpy(&r, &a, sizeof(r));
+  return r;
+}
+static inline __m512i add_epi64(__m512i a, __m512i b) {
+  return from_unsigned(to_unsigned(a) + to_unsigned(b));
+}
+static inline __m512i sub_epi64(__m512i a, __m512i b) {
+  return from_unsigned(to_unsigned(a) - to_unsigned(b));
+}
+static inline __m512i mullo_epi64(__m512i a, __m512i b) {
+  return from_unsigned(to_unsigned(a) * to_unsigned(b));
+}
+}  // namespace heft_emulation
+#undef _mm512_add_epi64
+#undef _mm512_sub_epi64
+#undef _mm512_mullo_epi64
+#undef _mm512_mask_add_epi64
+#undef _mm512_maskz_sub_epi64
+#define _mm512_add_epi64(a, b) heft_emulation::add_epi64((a), (b))
+#define _mm512_sub_epi64(a, b) heft_emulation::sub_epi64((a), (b))
+#define _mm512_mullo_epi64(a, b) heft_emulation::mullo_epi64((a), (b))
+#define _mm512_mask_add_epi64(src, k, a, b) \
+  _mm512_mask_mov_epi64((src), (k), heft_emulation::add_epi64((a), (b)))
+#define _mm512_maskz_sub_epi64(k, a, b) \
+  _mm512_maskz_mov_epi64((k), heft_emulation::sub_epi64((a), (b)))
+
+#define _mm512_maskz_loadu_epi64(k, p) heft_emulation::maskz_loadu_epi64((k), (p))
+#define _mm512_mask_storeu_epi64(p, k, a) heft_emulation::mask_storeu_epi64((p), (k), (a))
+
+#else
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() (a
+// self-initialised variable), which -Wmaybe-uninitialized reports once they
+// are inlined (GCC bug 105593); the diagnostic is located in the header.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
 #else
 #include <immintrin.h>
+#endif
 #define HEFT_AVX512_NAMESPACE avx512
 #define HEFT_IFMA_NAMESPACE ifma
 #endif

@@ -1,0 +1,271 @@
+// AVX-512 (F/DQ/VL/BW) element-wise modular arithmetic on 8 x 64-bit lanes,
+// for any q < 2^61. Results equal scalar/eltwise.cpp bit for bit (both are
+// fully reduced to [0, q)).
+//
+// Reductions use x -> min(x, x - bound) (unsigned): when x < bound the
+// subtraction wraps above x. 64 x 64-bit high halves are assembled from
+// 32 x 32-bit _mm512_mul_epu32 partial products; where an estimate is enough
+// (quotients) the carry out of the low half is dropped, leaving the quotient
+// up to 2 short, which costs one extra conditional subtraction of 2q.
+// Loop tails use masked loads and stores, so any n works and nothing outside
+// the arrays is touched.
+#include "math/kernels/avx512_intrinsics.hpp"
+#include "math/kernels/kernel_api.hpp"
+
+namespace heft::math::kernels::HEFT_AVX512_NAMESPACE {
+namespace {
+
+inline __m512i set1(uint64_t x) {
+  return _mm512_set1_epi64(static_cast<long long>(x));
+}
+inline __m512i load(const uint64_t* p) {
+  return _mm512_loadu_si512(p);
+}
+inline void store(uint64_t* p, __m512i v) {
+  _mm512_storeu_si512(p, v);
+}
+inline __mmask8 tail_mask(size_t count) {
+  return static_cast<__mmask8>((1u << count) - 1);
+}
+inline __m512i load_tail(const uint64_t* p, __mmask8 k) {
+  return _mm512_maskz_loadu_epi64(k, p);
+}
+inline void store_tail(uint64_t* p, __mmask8 k, __m512i v) {
+  _mm512_mask_storeu_epi64(p, k, v);
+}
+
+// x in [0, 2 bound) -> [0, bound).
+inline __m512i reduce_once(__m512i x, __m512i bound) {
+  return _mm512_min_epu64(x, _mm512_sub_epi64(x, bound));
+}
+
+// floor(a * b / 2^64) - e, e in {0, 1, 2} (carry of the low half dropped).
+inline __m512i mulhi_approx(__m512i a, __m512i b, __m512i b_hi) {
+  const __m512i a_hi = _mm512_srli_epi64(a, 32);
+  const __m512i hh = _mm512_mul_epu32(a_hi, b_hi);
+  const __m512i hl = _mm512_mul_epu32(a_hi, b);
+  const __m512i lh = _mm512_mul_epu32(a, b_hi);
+  return _mm512_add_epi64(hh,
+                          _mm512_add_epi64(_mm512_srli_epi64(hl, 32), _mm512_srli_epi64(lh, 32)));
+}
+
+// floor(a * b / 2^64), exact.
+inline __m512i mulhi_exact(__m512i a, __m512i b, __m512i mask32) {
+  const __m512i a_hi = _mm512_srli_epi64(a, 32);
+  const __m512i b_hi = _mm512_srli_epi64(b, 32);
+  const __m512i ll = _mm512_mul_epu32(a, b);
+  const __m512i lh = _mm512_mul_epu32(a, b_hi);
+  const __m512i hl = _mm512_mul_epu32(a_hi, b);
+  const __m512i hh = _mm512_mul_epu32(a_hi, b_hi);
+  // Sum the middle column in two steps; neither overflows 64 bits because a
+  // 32 x 32-bit product is at most 2^64 - 2^33 + 1.
+  const __m512i mid = _mm512_add_epi64(hl, _mm512_srli_epi64(ll, 32));
+  const __m512i mid2 = _mm512_add_epi64(lh, _mm512_and_si512(mid, mask32));
+  return _mm512_add_epi64(
+      hh, _mm512_add_epi64(_mm512_srli_epi64(mid, 32), _mm512_srli_epi64(mid2, 32)));
+}
+
+// The loops. Op is a small function object (internal linkage) per operation.
+template <class Op>
+inline void map1(uint64_t* out, const uint64_t* a, size_t n, const Op& op) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    store(out + i, op(load(a + i)));
+  if (i < n) {
+    const __mmask8 k = tail_mask(n - i);
+    store_tail(out + i, k, op(load_tail(a + i, k)));
+  }
+}
+
+template <class Op>
+inline void map2(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, const Op& op) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    store(out + i, op(load(a + i), load(b + i)));
+  if (i < n) {
+    const __mmask8 k = tail_mask(n - i);
+    store_tail(out + i, k, op(load_tail(a + i, k), load_tail(b + i, k)));
+  }
+}
+
+template <class Op>
+inline void map3(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n,
+                 const Op& op) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    store(out + i, op(load(a + i), load(b + i), load(c + i)));
+  if (i < n) {
+    const __mmask8 k = tail_mask(n - i);
+    store_tail(out + i, k, op(load_tail(a + i, k), load_tail(b + i, k), load_tail(c + i, k)));
+  }
+}
+
+struct AddMod {
+  __m512i q;
+  __m512i operator()(__m512i a, __m512i b) const { return reduce_once(_mm512_add_epi64(a, b), q); }
+};
+
+// a - b wraps when a < b; then a - b + q is the (smaller) answer.
+struct SubMod {
+  __m512i q;
+  __m512i operator()(__m512i a, __m512i b) const {
+    const __m512i d = _mm512_sub_epi64(a, b);
+    return _mm512_min_epu64(d, _mm512_add_epi64(d, q));
+  }
+};
+
+// q - a, except 0 for a = 0.
+struct NegateMod {
+  __m512i q;
+  __m512i operator()(__m512i a) const {
+    return _mm512_maskz_sub_epi64(_mm512_test_epi64_mask(a, a), q, a);
+  }
+};
+
+// Barrett reduction of a 128-bit x < q^2 + q (a product plus an addend below
+// q), with L = bit length of q, s = L - 2 and mu = floor(2^(64 + s) / q) < 2^63:
+// x1 = floor(x / 2^s) < 2^(L + 2) <= 2^63 and Q = floor(x1 mu / 2^64) is at most
+// 1 below floor(x / q) (the truncations cost less than x / 2^(64 + s) < 1/2 and
+// 2^s / q <= 1/2); with the approximate high half, at most 3 below. So
+// x - Q q is in [0, 4q), and exact in the low 64 bits.
+struct Barrett128 {
+  __m512i q, two_q, mu, mu_hi, shift_right, shift_left, mask32;
+
+  Barrett128(const ModulusData& m) {
+    const uint64_t bits = 64 - static_cast<uint64_t>(__builtin_clzll(m.value));
+    const uint64_t s = bits - 2;  // q >= 2, so bits >= 2
+    // floor(2^(64+s) / q) = floor(2^128 / q) >> (64 - s).
+    const uint64_t mu_scalar =
+        s == 0 ? m.barrett_hi : (m.barrett_hi << s) | (m.barrett_lo >> (64 - s));
+    q = set1(m.value);
+    two_q = set1(2 * m.value);
+    mu = set1(mu_scalar);
+    mu_hi = set1(mu_scalar >> 32);
+    shift_right = set1(s);
+    shift_left = set1(64 - s);  // 64 when s = 0: vpsllvq then yields 0
+    mask32 = set1(0xffffffffu);
+  }
+
+  // (hi, lo) = x -> x mod q.
+  __m512i reduce(__m512i hi, __m512i lo) const {
+    const __m512i x1 =
+        _mm512_or_si512(_mm512_sllv_epi64(hi, shift_left), _mm512_srlv_epi64(lo, shift_right));
+    const __m512i quotient = mulhi_approx(x1, mu, mu_hi);
+    const __m512i r = _mm512_sub_epi64(lo, _mm512_mullo_epi64(quotient, q));  // [0, 4q)
+    return reduce_once(reduce_once(r, two_q), q);
+  }
+};
+
+struct MulMod {
+  Barrett128 barrett;
+  __m512i operator()(__m512i a, __m512i b) const {
+    return barrett.reduce(mulhi_exact(a, b, barrett.mask32), _mm512_mullo_epi64(a, b));
+  }
+};
+
+struct FmaMod {
+  Barrett128 barrett;
+  __m512i one;
+  __m512i operator()(__m512i a, __m512i b, __m512i c) const {
+    __m512i hi = mulhi_exact(a, b, barrett.mask32);
+    const __m512i lo = _mm512_add_epi64(_mm512_mullo_epi64(a, b), c);
+    // Carry into the high word where the low word wrapped (lo < c).
+    const __mmask8 no_carry = _mm512_cmpge_epu64_mask(lo, c);
+    hi = _mm512_mask_add_epi64(hi, static_cast<__mmask8>(~no_carry), hi, one);
+    return barrett.reduce(hi, lo);
+  }
+};
+
+// Shoup: a * w - Q q with Q = approximate floor(a w_shoup / 2^64): at most 1
+// (exact) + 2 (approximation) short of floor(a w / q), so in [0, 4q).
+struct ShoupProduct {
+  __m512i w, w_shoup, w_shoup_hi, q, two_q;
+  ShoupProduct(uint64_t w_scalar, uint64_t w_shoup_scalar, uint64_t q_scalar)
+      : w(set1(w_scalar)),
+        w_shoup(set1(w_shoup_scalar)),
+        w_shoup_hi(set1(w_shoup_scalar >> 32)),
+        q(set1(q_scalar)),
+        two_q(set1(2 * q_scalar)) {}
+  // a * w mod q in [0, q).
+  __m512i operator()(__m512i a) const {
+    const __m512i quotient = mulhi_approx(a, w_shoup, w_shoup_hi);
+    const __m512i r = _mm512_sub_epi64(_mm512_mullo_epi64(a, w), _mm512_mullo_epi64(quotient, q));
+    return reduce_once(reduce_once(r, two_q), q);
+  }
+};
+
+struct FmaScalar {
+  ShoupProduct product;
+  __m512i operator()(__m512i a, __m512i c) const {
+    return reduce_once(_mm512_add_epi64(product(a), c), product.q);
+  }
+};
+
+struct ReduceFrom2q {
+  __m512i q;
+  __m512i operator()(__m512i a) const { return reduce_once(a, q); }
+};
+
+struct ReduceFrom4q {
+  __m512i q, two_q;
+  __m512i operator()(__m512i a) const { return reduce_once(reduce_once(a, two_q), q); }
+};
+
+// Q = approximate floor(a floor(2^64 / q) / 2^64) is at most 1 (exact) + 2
+// short of floor(a / q), so a - Q q is in [0, 4q).
+struct ReduceAny {
+  __m512i q, two_q, barrett, barrett_hi;
+  __m512i operator()(__m512i a) const {
+    const __m512i quotient = mulhi_approx(a, barrett, barrett_hi);
+    const __m512i r = _mm512_sub_epi64(a, _mm512_mullo_epi64(quotient, q));
+    return reduce_once(reduce_once(r, two_q), q);
+  }
+};
+
+}  // namespace
+
+void add_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q) {
+  map2(out, a, b, n, AddMod{set1(q)});
+}
+
+void sub_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q) {
+  map2(out, a, b, n, SubMod{set1(q)});
+}
+
+void negate_mod(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
+  map1(out, a, n, NegateMod{set1(q)});
+}
+
+void mul_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, const ModulusData& q) {
+  map2(out, a, b, n, MulMod{Barrett128(q)});
+}
+
+void mul_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup, size_t n,
+                    uint64_t q) {
+  map1(out, a, n, ShoupProduct(w, w_shoup, q));
+}
+
+void fma_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n,
+             const ModulusData& q) {
+  map3(out, a, b, c, n, FmaMod{Barrett128(q), set1(1)});
+}
+
+void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup,
+                    const uint64_t* c, size_t n, uint64_t q) {
+  map2(out, a, c, n, FmaScalar{ShoupProduct(w, w_shoup, q)});
+}
+
+void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
+  map1(out, a, n, ReduceFrom2q{set1(q)});
+}
+
+void reduce_from_4q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
+  map1(out, a, n, ReduceFrom4q{set1(q), set1(2 * q)});
+}
+
+void reduce_any(uint64_t* out, const uint64_t* a, size_t n, const ModulusData& q) {
+  map1(out, a, n,
+       ReduceAny{set1(q.value), set1(2 * q.value), set1(q.barrett64), set1(q.barrett64 >> 32)});
+}
+
+}  // namespace heft::math::kernels::HEFT_AVX512_NAMESPACE

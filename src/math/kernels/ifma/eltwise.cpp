@@ -1,0 +1,228 @@
+// AVX512-IFMA52 element-wise modular arithmetic for q < 2^50: the products
+// (mul_mod, fma_mod and their fixed-operand forms) use the 52-bit
+// multiply-adds; add, sub, negate and the reductions gain nothing from IFMA
+// and forward to the avx512 kernels. Any q the 52-bit reasoning below does not
+// cover (q >= 2^50, or a power of two for the Barrett constant) is also sent
+// to avx512, so results always equal scalar/eltwise.cpp bit for bit.
+//
+// All operands are below q < 2^50 and every lazy value stays below 2^52, the
+// width the multiply-adds read. A residue r < 2^52 of w*y - Q*q is recovered
+// as the low 52 bits of lo52(w*y) + lo52(Q*(2^52 - q)) (+ an addend), which
+// differ from r by 0 or 2^52 before the mask.
+#include "math/kernels/avx512_intrinsics.hpp"
+#include "math/kernels/kernel_api.hpp"
+
+namespace heft::math::kernels::HEFT_IFMA_NAMESPACE {
+namespace {
+
+constexpr uint64_t kMask52 = (uint64_t{1} << 52) - 1;
+constexpr uint64_t kModulusBound = uint64_t{1} << 50;
+
+inline __m512i set1(uint64_t x) {
+  return _mm512_set1_epi64(static_cast<long long>(x));
+}
+inline __m512i load(const uint64_t* p) {
+  return _mm512_loadu_si512(p);
+}
+inline void store(uint64_t* p, __m512i v) {
+  _mm512_storeu_si512(p, v);
+}
+inline __mmask8 tail_mask(size_t count) {
+  return static_cast<__mmask8>((1u << count) - 1);
+}
+inline __m512i load_tail(const uint64_t* p, __mmask8 k) {
+  return _mm512_maskz_loadu_epi64(k, p);
+}
+inline void store_tail(uint64_t* p, __mmask8 k, __m512i v) {
+  _mm512_mask_storeu_epi64(p, k, v);
+}
+
+// x in [0, 2 bound) -> [0, bound): if x < bound, x - bound wraps above x.
+inline __m512i reduce_once(__m512i x, __m512i bound) {
+  return _mm512_min_epu64(x, _mm512_sub_epi64(x, bound));
+}
+
+template <class Op>
+inline void map1(uint64_t* out, const uint64_t* a, size_t n, const Op& op) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    store(out + i, op(load(a + i)));
+  if (i < n) {
+    const __mmask8 k = tail_mask(n - i);
+    store_tail(out + i, k, op(load_tail(a + i, k)));
+  }
+}
+
+template <class Op>
+inline void map2(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, const Op& op) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    store(out + i, op(load(a + i), load(b + i)));
+  if (i < n) {
+    const __mmask8 k = tail_mask(n - i);
+    store_tail(out + i, k, op(load_tail(a + i, k), load_tail(b + i, k)));
+  }
+}
+
+template <class Op>
+inline void map3(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n,
+                 const Op& op) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    store(out + i, op(load(a + i), load(b + i), load(c + i)));
+  if (i < n) {
+    const __mmask8 k = tail_mask(n - i);
+    store_tail(out + i, k, op(load_tail(a + i, k), load_tail(b + i, k), load_tail(c + i, k)));
+  }
+}
+
+// Barrett for x = a b with a, b < q, q of L <= 50 bits and not a power of two
+// (so 2^(L-1) < q < 2^L):
+//   x1 = floor(x / 2^(L-1)) = madd52hi(a 2^(52-L), 2b)  (both operands < 2^52)
+//   mu = floor(2^(51+L) / q) < 2^52
+//   Q  = madd52hi(x1, mu) = floor(x1 mu / 2^52)
+// x1 mu / 2^52 > x/q - x/2^(51+L) - 2^(L-1)/q > x/q - 3/2, so Q is at most 2
+// short of floor(x / q) and x - Q q is in [0, 3q).
+struct Barrett52 {
+  __m512i q, two_q, neg_q, mask52, zero, mu, a_shift;
+
+  explicit Barrett52(const ModulusData& m) {
+    const int bits = 64 - __builtin_clzll(m.value);
+    // floor(2^(51+L) / q) = floor(2^128 / q) >> (77 - L).
+    const unsigned __int128 barrett =
+        (static_cast<unsigned __int128>(m.barrett_hi) << 64) | m.barrett_lo;
+    q = set1(m.value);
+    two_q = set1(2 * m.value);
+    neg_q = set1((uint64_t{1} << 52) - m.value);
+    mask52 = set1(kMask52);
+    zero = _mm512_setzero_si512();
+    mu = set1(static_cast<uint64_t>(barrett >> (77 - bits)));
+    a_shift = set1(static_cast<uint64_t>(52 - bits));
+  }
+
+  // a * b + c - Q q with Q from a * b alone: in [0, 3q + c) < 2^52.
+  __m512i lazy(__m512i a, __m512i b, __m512i c) const {
+    const __m512i x1 =
+        _mm512_madd52hi_epu64(zero, _mm512_sllv_epi64(a, a_shift), _mm512_add_epi64(b, b));
+    const __m512i quotient = _mm512_madd52hi_epu64(zero, x1, mu);
+    const __m512i product = _mm512_madd52lo_epu64(c, a, b);
+    return _mm512_and_si512(_mm512_madd52lo_epu64(product, quotient, neg_q), mask52);
+  }
+};
+
+inline bool barrett52_fits(uint64_t q) {
+  return q < kModulusBound && (q & (q - 1)) != 0;
+}
+
+struct MulMod {
+  Barrett52 barrett;
+  __m512i operator()(__m512i a, __m512i b) const {
+    const __m512i r = barrett.lazy(a, b, barrett.zero);  // [0, 3q)
+    return reduce_once(reduce_once(r, barrett.two_q), barrett.q);
+  }
+};
+
+struct FmaMod {
+  Barrett52 barrett;
+  __m512i operator()(__m512i a, __m512i b, __m512i c) const {
+    const __m512i r = barrett.lazy(a, b, c);  // [0, 4q)
+    return reduce_once(reduce_once(r, barrett.two_q), barrett.q);
+  }
+};
+
+// Shoup with the 52-bit constant w' = floor(w 2^52 / q) = floor(w_shoup / 2^12):
+// Q = madd52hi(a, w') is at most 1 short of floor(a w / q) (a < 2^52), so
+// a w - Q q (+ c) is in [0, 2q) (+ c).
+struct ShoupProduct {
+  __m512i w, w_shoup52, q, two_q, neg_q, mask52, zero;
+  ShoupProduct(uint64_t w_scalar, uint64_t w_shoup_scalar, uint64_t q_scalar)
+      : w(set1(w_scalar)),
+        w_shoup52(set1(w_shoup_scalar >> 12)),
+        q(set1(q_scalar)),
+        two_q(set1(2 * q_scalar)),
+        neg_q(set1((uint64_t{1} << 52) - q_scalar)),
+        mask52(set1(kMask52)),
+        zero(_mm512_setzero_si512()) {}
+  __m512i lazy(__m512i a, __m512i addend) const {
+    const __m512i quotient = _mm512_madd52hi_epu64(zero, a, w_shoup52);
+    const __m512i product = _mm512_madd52lo_epu64(addend, a, w);
+    return _mm512_and_si512(_mm512_madd52lo_epu64(product, quotient, neg_q), mask52);
+  }
+};
+
+struct MulScalar {
+  ShoupProduct shoup;
+  __m512i operator()(__m512i a) const {
+    return reduce_once(shoup.lazy(a, shoup.zero), shoup.q);  // from [0, 2q)
+  }
+};
+
+struct FmaScalar {
+  ShoupProduct shoup;
+  __m512i operator()(__m512i a, __m512i c) const {
+    return reduce_once(reduce_once(shoup.lazy(a, c), shoup.two_q), shoup.q);  // from [0, 3q)
+  }
+};
+
+}  // namespace
+
+void add_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q) {
+  HEFT_AVX512_NAMESPACE::add_mod(out, a, b, n, q);
+}
+
+void sub_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q) {
+  HEFT_AVX512_NAMESPACE::sub_mod(out, a, b, n, q);
+}
+
+void negate_mod(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
+  HEFT_AVX512_NAMESPACE::negate_mod(out, a, n, q);
+}
+
+void mul_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, const ModulusData& q) {
+  if (!barrett52_fits(q.value)) {
+    HEFT_AVX512_NAMESPACE::mul_mod(out, a, b, n, q);
+    return;
+  }
+  map2(out, a, b, n, MulMod{Barrett52(q)});
+}
+
+void mul_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup, size_t n,
+                    uint64_t q) {
+  if (q >= kModulusBound) {
+    HEFT_AVX512_NAMESPACE::mul_scalar_mod(out, a, w, w_shoup, n, q);
+    return;
+  }
+  map1(out, a, n, MulScalar{ShoupProduct(w, w_shoup, q)});
+}
+
+void fma_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n,
+             const ModulusData& q) {
+  if (!barrett52_fits(q.value)) {
+    HEFT_AVX512_NAMESPACE::fma_mod(out, a, b, c, n, q);
+    return;
+  }
+  map3(out, a, b, c, n, FmaMod{Barrett52(q)});
+}
+
+void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup,
+                    const uint64_t* c, size_t n, uint64_t q) {
+  if (q >= kModulusBound) {
+    HEFT_AVX512_NAMESPACE::fma_scalar_mod(out, a, w, w_shoup, c, n, q);
+    return;
+  }
+  map2(out, a, c, n, FmaScalar{ShoupProduct(w, w_shoup, q)});
+}
+
+void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
+  HEFT_AVX512_NAMESPACE::reduce_from_2q(out, a, n, q);
+}
+
+void reduce_from_4q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
+  HEFT_AVX512_NAMESPACE::reduce_from_4q(out, a, n, q);
+}
+
+void reduce_any(uint64_t* out, const uint64_t* a, size_t n, const ModulusData& q) {
+  HEFT_AVX512_NAMESPACE::reduce_any(out, a, n, q);
+}
+
+}  // namespace heft::math::kernels::HEFT_IFMA_NAMESPACE

@@ -1,0 +1,413 @@
+// The avx512 and ifma kernel levels against the scalar reference (and, for
+// element-wise operations, against plain unsigned __int128 arithmetic).
+//
+// Each level runs twice when possible: its SIMDe-emulated build
+// (avx512_emulated / ifma_emulated, whenever the tests were built with SIMDe),
+// which checks the vector logic on any CPU, and its native build, which runs
+// only on CPUs that have the instructions (skipped elsewhere).
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "heft/math/kernels.hpp"
+#include "heft/math/modulus.hpp"
+#include "heft/math/ntt_tables.hpp"
+#include "heft/math/primes.hpp"
+#include "math/kernels/kernel_api.hpp"
+
+namespace heft::math {
+namespace {
+
+using kernels::KernelTable;
+using kernels::ModulusData;
+using u128 = unsigned __int128;
+
+#define HEFT_TEST_KERNEL_TABLE(ns)                                                           \
+  KernelTable {                                                                              \
+#ns, &kernels::ns::ntt_forward, &kernels::ns::ntt_inverse, &kernels::ns::add_mod,        \
+        &kernels::ns::sub_mod, &kernels::ns::negate_mod, &kernels::ns::mul_mod,              \
+        &kernels::ns::mul_scalar_mod, &kernels::ns::fma_mod, &kernels::ns::fma_scalar_mod,   \
+        &kernels::ns::reduce_from_2q, &kernels::ns::reduce_from_4q, &kernels::ns::reduce_any \
+  }
+
+struct Level {
+  KernelTable kernels;
+  Isa isa;      // the instruction set the level is written for
+  bool native;  // compiled for that instruction set (else SIMDe emulation)
+};
+
+// gtest prints parameters of failed tests; show the level's name.
+void PrintTo(const Level& level, std::ostream* os) {
+  *os << level.kernels.name;
+}
+
+std::vector<Level> all_levels() {
+  std::vector<Level> levels = {{HEFT_TEST_KERNEL_TABLE(avx512), Isa::avx512, true},
+                               {HEFT_TEST_KERNEL_TABLE(ifma), Isa::ifma, true}};
+#ifdef HEFT_HAVE_EMULATED_KERNELS
+  levels.push_back({HEFT_TEST_KERNEL_TABLE(avx512_emulated), Isa::avx512, false});
+  levels.push_back({HEFT_TEST_KERNEL_TABLE(ifma_emulated), Isa::ifma, false});
+#endif
+  return levels;
+}
+
+const KernelTable kScalar = HEFT_TEST_KERNEL_TABLE(scalar);
+
+// Bit sizes of the NTT primes per level: ifma only takes q < 2^50 (its
+// 50-bit prime is the largest NTT prime below 2^50).
+std::vector<int> prime_bits(Isa isa) {
+  if (isa == Isa::ifma) return {30, 40, 49, 50};
+  return {30, 40, 49, 50, 55, 60, 61};
+}
+
+// Extra moduli for element-wise operations (no NTT structure needed): tiny
+// ones, a power of two, and odd composites at the top of each level's range.
+std::vector<uint64_t> extra_moduli(Isa isa) {
+  std::vector<uint64_t> moduli = {2, 3, 5, 1024, 12289, (uint64_t{1} << 50) - 1};
+  if (isa == Isa::avx512) moduli.push_back((uint64_t{1} << 61) - 1);
+  return moduli;
+}
+
+ModulusData modulus_data(const Modulus& q) {
+  return {q.value(), q.barrett_hi(), q.barrett_lo(), q.barrett64()};
+}
+
+// Equal vectors, or a message with the first difference and the count.
+::testing::AssertionResult same_values(const std::vector<uint64_t>& expected,
+                                       const std::vector<uint64_t>& actual) {
+  if (expected.size() != actual.size()) {
+    return ::testing::AssertionFailure() << "sizes " << expected.size() << " vs " << actual.size();
+  }
+  std::size_t mismatches = 0, first = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (expected[i] != actual[i] && mismatches++ == 0) first = i;
+  }
+  if (mismatches == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << mismatches << " of " << expected.size() << " values differ; first at " << first
+         << ": expected " << expected[first] << ", got " << actual[first];
+}
+
+class KernelLevelTest : public ::testing::TestWithParam<Level> {
+ protected:
+  void SetUp() override {
+    const Level& level = GetParam();
+    if (level.native && !isa_supported(level.isa)) {
+      GTEST_SKIP() << "this CPU lacks " << to_string(level.isa)
+                   << "; its logic is covered by the emulated build";
+    }
+  }
+
+ public:
+  const KernelTable& kernels() const { return GetParam().kernels; }
+  Isa isa() const { return GetParam().isa; }
+
+  std::mt19937_64 rng_{0x5eed'ab12'cd34'ef56ULL};
+  uint64_t uniform(uint64_t bound) {  // [0, bound)
+    return std::uniform_int_distribution<uint64_t>(0, bound - 1)(rng_);
+  }
+};
+
+// ---------------------------------------------------------------- NTT
+
+enum class Direction { forward, inverse };
+
+// Runs the level and scalar on the same input and compares the outputs; also
+// checks the level's output is fully reduced.
+::testing::AssertionResult ntt_matches_scalar(const KernelTable& level, const NttTables& tables,
+                                              Direction direction,
+                                              const std::vector<uint64_t>& input) {
+  std::vector<uint64_t> expected = input, actual = input;
+  if (direction == Direction::forward) {
+    kScalar.ntt_forward(expected.data(), tables.data());
+    level.ntt_forward(actual.data(), tables.data());
+  } else {
+    kScalar.ntt_inverse(expected.data(), tables.data());
+    level.ntt_inverse(actual.data(), tables.data());
+  }
+  const uint64_t q = tables.modulus().value();
+  for (uint64_t v : actual) {
+    if (v >= q) return ::testing::AssertionFailure() << "unreduced output " << v;
+  }
+  return same_values(expected, actual);
+}
+
+// Random inputs over the whole allowed range, every N = 2^3 .. 2^17 and
+// every prime size. Emulation is slow, so large N get fewer repetitions.
+void check_random_ntt(KernelLevelTest& test, const KernelTable& level, Isa isa,
+                      Direction direction) {
+  for (int log_n = 3; log_n <= 17; ++log_n) {
+    const uint64_t n = uint64_t{1} << log_n;
+    const int repetitions = log_n <= 10 ? 10 : log_n <= 14 ? 3 : 2;
+    for (int bits : prime_bits(isa)) {
+      const Modulus q = generate_ntt_primes(bits, n, 1).front();
+      const NttTables tables(n, q);
+      const uint64_t bound = (direction == Direction::forward ? 4 : 2) * q.value();
+      for (int rep = 0; rep < repetitions; ++rep) {
+        std::vector<uint64_t> input(n);
+        for (auto& v : input)
+          v = test.uniform(bound);
+        EXPECT_TRUE(ntt_matches_scalar(level, tables, direction, input))
+            << level.name << " N = " << n << ", q = " << q.value() << " (" << bits << " bits)";
+      }
+    }
+  }
+}
+
+TEST_P(KernelLevelTest, NttForwardRandom) {
+  check_random_ntt(*this, kernels(), isa(), Direction::forward);
+}
+
+TEST_P(KernelLevelTest, NttInverseRandom) {
+  check_random_ntt(*this, kernels(), isa(), Direction::inverse);
+}
+
+// Inputs at the ends of the allowed ranges: all 0, all q - 1, all at the
+// upper bound (4q - 1 forward, 2q - 1 inverse), and mixes of boundary values.
+TEST_P(KernelLevelTest, NttEdgeInputs) {
+  for (int log_n = 3; log_n <= 17; ++log_n) {
+    const uint64_t n = uint64_t{1} << log_n;
+    for (int bits : prime_bits(isa())) {
+      const Modulus q = generate_ntt_primes(bits, n, 1).front();
+      const uint64_t qv = q.value();
+      const NttTables tables(n, q);
+      for (Direction direction : {Direction::forward, Direction::inverse}) {
+        const uint64_t top = (direction == Direction::forward ? 4 : 2) * qv - 1;
+        const std::vector<uint64_t> specials =
+            direction == Direction::forward
+                ? std::vector<uint64_t>{0, 1, qv - 1, qv, 2 * qv - 1, 2 * qv, 3 * qv, top}
+                : std::vector<uint64_t>{0, 1, qv - 1, qv, 2 * qv - 1};
+        std::vector<std::vector<uint64_t>> inputs = {std::vector<uint64_t>(n, 0),
+                                                     std::vector<uint64_t>(n, qv - 1),
+                                                     std::vector<uint64_t>(n, top)};
+        std::vector<uint64_t> alternating(n), mixed(n);
+        for (uint64_t i = 0; i < n; ++i) {
+          alternating[i] = (i & 1) != 0 ? top : 0;
+          mixed[i] = specials[uniform(specials.size())];
+        }
+        inputs.push_back(alternating);
+        inputs.push_back(mixed);
+        for (const auto& input : inputs) {
+          EXPECT_TRUE(ntt_matches_scalar(kernels(), tables, direction, input))
+              << kernels().name << (direction == Direction::forward ? " forward" : " inverse")
+              << " N = " << n << ", q = " << qv << ", input[0..1] = " << input[0] << ", "
+              << input[1];
+        }
+      }
+    }
+  }
+}
+
+// inverse(forward(a)) = a, independently of the scalar code.
+TEST_P(KernelLevelTest, NttRoundTrip) {
+  for (int log_n : {3, 4, 5, 6, 7, 11, 12}) {
+    const uint64_t n = uint64_t{1} << log_n;
+    for (int bits : prime_bits(isa())) {
+      const Modulus q = generate_ntt_primes(bits, n, 1).front();
+      const NttTables tables(n, q);
+      std::vector<uint64_t> original(n);
+      for (auto& v : original)
+        v = uniform(q.value());
+      std::vector<uint64_t> values = original;
+      kernels().ntt_forward(values.data(), tables.data());
+      kernels().ntt_inverse(values.data(), tables.data());
+      EXPECT_TRUE(same_values(original, values)) << kernels().name << " N = " << n;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- element-wise
+
+const std::size_t kSizes[] = {0, 1, 7, 8, 9, 17, 1024, 4099};
+
+// Values in [0, bound) with the given edge values planted at the ends and at
+// random places.
+std::vector<uint64_t> values_with_edges(KernelLevelTest& test, std::size_t n, uint64_t bound,
+                                        const std::vector<uint64_t>& edges) {
+  std::vector<uint64_t> v(n);
+  for (auto& x : v)
+    x = test.uniform(bound);
+  for (std::size_t i = 0; i < n && i < edges.size(); ++i) {
+    v[i] = edges[i];
+    v[n - 1 - i] = edges[edges.size() - 1 - i];
+  }
+  for (std::size_t i = 0; i < n / 8; ++i)
+    v[test.uniform(n)] = edges[test.uniform(edges.size())];
+  return v;
+}
+
+struct EltwiseCase {
+  Modulus q;
+  std::vector<uint64_t> a, b, c;
+};
+
+std::vector<Modulus> eltwise_moduli(Isa isa) {
+  std::vector<Modulus> moduli;
+  for (int bits : prime_bits(isa))
+    moduli.push_back(generate_ntt_primes(bits, 8, 1).front());
+  for (uint64_t q : extra_moduli(isa))
+    moduli.emplace_back(q);
+  return moduli;
+}
+
+// Calls `op(out, a, b, c)` for a fresh output and for outputs aliasing each
+// input in `aliasable` (0 = a, 1 = b, 2 = c); all must give `expected`.
+template <class Op>
+void check_op(const char* name, const std::vector<uint64_t>& expected,
+              const std::vector<uint64_t>& a, const std::vector<uint64_t>& b,
+              const std::vector<uint64_t>& c, std::initializer_list<int> aliasable, Op op,
+              const std::string& context) {
+  std::vector<uint64_t> out(a.size(), 0xdead'beef'dead'beefULL);
+  op(out.data(), a.data(), b.data(), c.data());
+  EXPECT_TRUE(same_values(expected, out)) << name << " " << context;
+  for (int which : aliasable) {
+    std::vector<uint64_t> x = a, y = b, z = c;
+    uint64_t* target = which == 0 ? x.data() : which == 1 ? y.data() : z.data();
+    op(target, x.data(), y.data(), z.data());
+    const std::vector<uint64_t>& result = which == 0 ? x : which == 1 ? y : z;
+    EXPECT_TRUE(same_values(expected, result))
+        << name << " in place (operand " << which << ") " << context;
+  }
+}
+
+TEST_P(KernelLevelTest, Eltwise) {
+  const KernelTable& level = kernels();
+  for (const Modulus& q : eltwise_moduli(isa())) {
+    const uint64_t qv = q.value();
+    const ModulusData md = modulus_data(q);
+    const std::vector<uint64_t> edges = {0, qv - 1, qv / 2, 1 % qv, qv - 1, 0};
+    for (std::size_t n : kSizes) {
+      const std::string context =
+          std::string(level.name) + " q = " + std::to_string(qv) + ", n = " + std::to_string(n);
+      const std::vector<uint64_t> a = values_with_edges(*this, n, qv, edges);
+      const std::vector<uint64_t> b = values_with_edges(*this, n, qv, edges);
+      const std::vector<uint64_t> c = values_with_edges(*this, n, qv, edges);
+      std::vector<uint64_t> ref(n), expected(n);
+
+      // Reference = __int128 arithmetic; the scalar kernel must agree with it too.
+      auto check = [&](const char* name, std::initializer_list<int> aliasable, auto reference,
+                       auto scalar_op, auto level_op) {
+        for (std::size_t i = 0; i < n; ++i)
+          ref[i] = reference(a[i], b[i], c[i]);
+        scalar_op(expected.data(), a.data(), b.data(), c.data());
+        ASSERT_TRUE(same_values(ref, expected)) << "scalar " << name << " " << context;
+        check_op(name, ref, a, b, c, aliasable, level_op, context);
+      };
+      using P = uint64_t*;
+      using C = const uint64_t*;
+      check(
+          "add_mod", {0, 1},
+          [&](uint64_t x, uint64_t y, uint64_t) {
+            return static_cast<uint64_t>((u128{x} + y) % qv);
+          },
+          [&](P o, C x, C y, C) { kScalar.add_mod(o, x, y, n, qv); },
+          [&](P o, C x, C y, C) { level.add_mod(o, x, y, n, qv); });
+      check(
+          "sub_mod", {0, 1},
+          [&](uint64_t x, uint64_t y, uint64_t) {
+            return static_cast<uint64_t>((u128{x} + qv - y) % qv);
+          },
+          [&](P o, C x, C y, C) { kScalar.sub_mod(o, x, y, n, qv); },
+          [&](P o, C x, C y, C) { level.sub_mod(o, x, y, n, qv); });
+      check(
+          "negate_mod", {0},
+          [&](uint64_t x, uint64_t, uint64_t) { return static_cast<uint64_t>((qv - x) % qv); },
+          [&](P o, C x, C, C) { kScalar.negate_mod(o, x, n, qv); },
+          [&](P o, C x, C, C) { level.negate_mod(o, x, n, qv); });
+      check(
+          "mul_mod", {0, 1},
+          [&](uint64_t x, uint64_t y, uint64_t) { return static_cast<uint64_t>(u128{x} * y % qv); },
+          [&](P o, C x, C y, C) { kScalar.mul_mod(o, x, y, n, md); },
+          [&](P o, C x, C y, C) { level.mul_mod(o, x, y, n, md); });
+      check(
+          "fma_mod", {0, 1, 2},
+          [&](uint64_t x, uint64_t y, uint64_t z) {
+            return static_cast<uint64_t>((u128{x} * y + z) % qv);
+          },
+          [&](P o, C x, C y, C z) { kScalar.fma_mod(o, x, y, z, n, md); },
+          [&](P o, C x, C y, C z) { level.fma_mod(o, x, y, z, n, md); });
+      for (uint64_t w : {uint64_t{0}, 1 % qv, qv - 1, qv / 2, uniform(qv)}) {
+        const uint64_t w_shoup = q.shoup(w);
+        check(
+            "mul_scalar_mod", {0},
+            [&](uint64_t x, uint64_t, uint64_t) { return static_cast<uint64_t>(u128{x} * w % qv); },
+            [&](P o, C x, C, C) { kScalar.mul_scalar_mod(o, x, w, w_shoup, n, qv); },
+            [&](P o, C x, C, C) { level.mul_scalar_mod(o, x, w, w_shoup, n, qv); });
+        check(
+            "fma_scalar_mod", {0, 2},
+            [&](uint64_t x, uint64_t, uint64_t z) {
+              return static_cast<uint64_t>((u128{x} * w + z) % qv);
+            },
+            [&](P o, C x, C, C z) { kScalar.fma_scalar_mod(o, x, w, w_shoup, z, n, qv); },
+            [&](P o, C x, C, C z) { level.fma_scalar_mod(o, x, w, w_shoup, z, n, qv); });
+      }
+    }
+  }
+}
+
+TEST_P(KernelLevelTest, Reductions) {
+  const KernelTable& level = kernels();
+  for (const Modulus& q : eltwise_moduli(isa())) {
+    const uint64_t qv = q.value();
+    const ModulusData md = modulus_data(q);
+    for (std::size_t n : kSizes) {
+      const std::string context =
+          std::string(level.name) + " q = " + std::to_string(qv) + ", n = " + std::to_string(n);
+      struct Case {
+        const char* name;
+        uint64_t bound;  // 0: any 64-bit word
+        std::vector<uint64_t> edges;
+      };
+      const Case cases[] = {
+          {"reduce_from_2q", 2 * qv, {0, qv - 1, qv, 2 * qv - 1}},
+          {"reduce_from_4q", 4 * qv, {0, qv - 1, qv, 2 * qv - 1, 2 * qv, 3 * qv, 4 * qv - 1}},
+          {"reduce_any", 0, {0, qv - 1, qv, ~uint64_t{0}, uint64_t{1} << 63, ~uint64_t{0} - qv}},
+      };
+      for (const Case& test_case : cases) {
+        std::vector<uint64_t> a;
+        if (test_case.bound != 0) {
+          a = values_with_edges(*this, n, test_case.bound, test_case.edges);
+        } else {
+          a = values_with_edges(*this, n, ~uint64_t{0}, test_case.edges);
+          for (std::size_t i = 0; i < n; i += 3)
+            a[i] = rng_();  // the full 64-bit range
+        }
+        std::vector<uint64_t> ref(n), expected(n);
+        for (std::size_t i = 0; i < n; ++i)
+          ref[i] = a[i] % qv;
+        const std::string name = test_case.name;
+        auto run = [&](const KernelTable& k, uint64_t* out, const uint64_t* in) {
+          if (name == "reduce_from_2q") {
+            k.reduce_from_2q(out, in, n, qv);
+          } else if (name == "reduce_from_4q") {
+            k.reduce_from_4q(out, in, n, qv);
+          } else {
+            k.reduce_any(out, in, n, md);
+          }
+        };
+        run(kScalar, expected.data(), a.data());
+        ASSERT_TRUE(same_values(ref, expected)) << "scalar " << name << " " << context;
+        check_op(
+            test_case.name, ref, a, a, a, {0},
+            [&](uint64_t* out, const uint64_t* in, const uint64_t*, const uint64_t*) {
+              run(level, out, in);
+            },
+            context);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, KernelLevelTest, ::testing::ValuesIn(all_levels()),
+                         [](const ::testing::TestParamInfo<Level>& info) {
+                           return std::string(info.param.kernels.name);
+                         });
+
+}  // namespace
+}  // namespace heft::math
