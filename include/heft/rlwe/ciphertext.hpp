@@ -1,0 +1,35 @@
+// Ciphertext: (c_0, c_1, ...) over Q_level with c_0 + c_1 s + c_2 s^2 + ... =
+// message + noise. Two parts after encryption and relinearization, three after
+// a tensor product. Parts are kept in NTT form between operations.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "heft/ring/rns_poly.hpp"
+
+namespace heft::rlwe {
+
+struct Ciphertext {
+  std::vector<ring::RnsPoly> parts;
+  double scale = 1.0;          // CKKS: exact scale of the encrypted values
+  std::size_t slots = 0;       // CKKS: number of packed slots
+  bool needs_rescale = false;  // CKKS: a product whose scale has not been divided down yet
+
+  [[nodiscard]] std::size_t size() const noexcept { return parts.size(); }
+  [[nodiscard]] std::size_t level() const noexcept { return parts.front().tower_count() - 1; }
+  [[nodiscard]] bool empty() const noexcept { return parts.empty(); }
+
+  [[nodiscard]] Ciphertext clone() const {
+    Ciphertext copy;
+    copy.parts.reserve(parts.size());
+    for (const auto& p : parts)
+      copy.parts.push_back(p.clone());
+    copy.scale = scale;
+    copy.slots = slots;
+    copy.needs_rescale = needs_rescale;
+    return copy;
+  }
+};
+
+}  // namespace heft::rlwe

@@ -1,0 +1,62 @@
+// Encryption with a public key or a secret key, and decryption.
+//
+// Secret-key encryption can also produce a seeded ciphertext: c_1 is the
+// uniform polynomial expanded from a 32-byte seed, so only c_0 and the seed
+// need to be stored or sent (about half the size).
+#pragma once
+
+#include <memory>
+
+#include "heft/ring/prng.hpp"
+#include "heft/rlwe/ciphertext.hpp"
+#include "heft/rlwe/keys.hpp"
+#include "heft/rlwe/plaintext.hpp"
+
+namespace heft::rlwe {
+
+// c_0 of a secret-key encryption plus the seed of its uniform c_1.
+struct SeededCiphertext {
+  ring::RnsPoly c0;
+  ring::Prng::Seed seed{};
+  double scale = 1.0;
+  std::size_t slots = 0;
+};
+
+class Encryptor {
+ public:
+  // Public-key encryption.
+  explicit Encryptor(const PublicKey& public_key);
+  // Secret-key encryption (also able to make seeded ciphertexts).
+  explicit Encryptor(const SecretKey& secret_key);
+
+  // Encrypts at the plaintext's level; the ciphertext takes its scale and
+  // slot count. Throws MismatchError for a plaintext of another context.
+  [[nodiscard]] Ciphertext encrypt(const Plaintext& plain) const;
+  // Secret-key mode only (throws InvalidArgument otherwise).
+  [[nodiscard]] SeededCiphertext encrypt_seeded(const Plaintext& plain) const;
+
+ private:
+  std::shared_ptr<const Context> context_;
+  const PublicKey* public_key_ = nullptr;
+  const SecretKey* secret_key_ = nullptr;
+};
+
+// Rebuilds the full ciphertext (c_0, c_1) from a seeded one.
+[[nodiscard]] Ciphertext expand_seeded(const Context& context, const SeededCiphertext& seeded);
+
+class Decryptor {
+ public:
+  explicit Decryptor(const SecretKey& secret_key);
+  // c_0 + c_1 s + c_2 s^2 + ... in NTT form at the ciphertext's level, with its
+  // scale and slots. Throws MismatchError for a ciphertext of another context.
+  [[nodiscard]] Plaintext decrypt(const Ciphertext& ciphertext) const;
+
+ private:
+  const SecretKey* secret_key_;
+};
+
+// Checks that every part of ct is a non-empty NTT-form polynomial of the
+// context's ciphertext ring with the same level; throws MismatchError.
+void check_ciphertext(const Context& context, const Ciphertext& ct, const char* operation);
+
+}  // namespace heft::rlwe

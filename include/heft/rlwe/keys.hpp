@@ -1,0 +1,104 @@
+// Secret, public and key-switching keys (relinearization and Galois keys are
+// key-switching keys), and the generator that makes them.
+//
+// All keys hold NTT-form polynomials at the top level. Key-switching keys are
+// hybrid: one (b_j, a_j) pair over Q*P per digit j, with
+//   b_j = -a_j s + e_j + P * g_j * s'   (mod Q*P),
+// where g_j = 1 modulo the primes of digit j and 0 modulo the other ciphertext
+// primes, and s' is the key being switched from (s^2 for relinearization,
+// s(X^g) for the Galois element g).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "heft/ring/rns_poly.hpp"
+#include "heft/rlwe/context.hpp"
+
+namespace heft::rlwe {
+
+// A polynomial modulo Q_l * P in NTT form, kept as its Q towers and P towers
+// (the two rings have separate NTT tables).
+struct ExtendedPoly {
+  ring::RnsPoly q;  // l + 1 towers of the ciphertext ring
+  ring::RnsPoly p;  // K towers of the special ring
+  [[nodiscard]] ExtendedPoly clone() const { return {q.clone(), p.clone()}; }
+};
+
+class SecretKey {
+ public:
+  SecretKey() = default;
+  SecretKey(std::shared_ptr<const Context> context, ring::RnsPoly s_q, ring::RnsPoly s_p);
+  [[nodiscard]] const std::shared_ptr<const Context>& context() const noexcept { return context_; }
+  // s modulo every ciphertext prime / special prime, NTT form (wiped on destruction).
+  [[nodiscard]] const ring::RnsPoly& q_part() const noexcept { return s_q_; }
+  [[nodiscard]] const ring::RnsPoly& p_part() const noexcept { return s_p_; }
+  [[nodiscard]] SecretKey clone() const;
+
+ private:
+  std::shared_ptr<const Context> context_;
+  ring::RnsPoly s_q_, s_p_;
+};
+
+struct PublicKey {
+  std::shared_ptr<const Context> context;
+  ring::RnsPoly b, a;  // b = -a s + e over Q, NTT form, all L towers
+};
+
+struct KeySwitchKey {
+  std::shared_ptr<const Context> context;
+  std::vector<ExtendedPoly> b, a;  // one per digit, top level
+};
+
+struct RelinKey {
+  KeySwitchKey key;
+};
+
+// Keys for Galois automorphisms X -> X^g, by element g.
+class GaloisKeys {
+ public:
+  GaloisKeys() = default;
+  explicit GaloisKeys(std::shared_ptr<const Context> context) : context_(std::move(context)) {}
+  [[nodiscard]] const std::shared_ptr<const Context>& context() const noexcept { return context_; }
+  [[nodiscard]] bool has(uint64_t galois_element) const { return keys_.count(galois_element) != 0; }
+  // Throws InvalidArgument naming the element if absent.
+  [[nodiscard]] const KeySwitchKey& at(uint64_t galois_element) const;
+  void insert(uint64_t galois_element, KeySwitchKey key);
+  [[nodiscard]] std::vector<uint64_t> elements() const;
+  [[nodiscard]] std::size_t size() const noexcept { return keys_.size(); }
+
+ private:
+  std::shared_ptr<const Context> context_;
+  std::map<uint64_t, KeySwitchKey> keys_;
+};
+
+class KeyGenerator {
+ public:
+  // Samples a fresh secret key from the context's secret distribution.
+  explicit KeyGenerator(std::shared_ptr<const Context> context);
+  // Makes keys for an existing secret key.
+  KeyGenerator(std::shared_ptr<const Context> context, const SecretKey& secret_key);
+
+  [[nodiscard]] const SecretKey& secret_key() const noexcept { return secret_key_; }
+  [[nodiscard]] PublicKey create_public_key() const;
+  [[nodiscard]] RelinKey create_relin_key() const;
+  // Keys for left rotations of the slots by each step (negative: right), and
+  // for complex conjugation (CKKS) / column swap (BFV/BGV) if asked.
+  [[nodiscard]] GaloisKeys create_galois_keys(std::span<const int64_t> steps,
+                                              bool include_conjugation = false) const;
+  [[nodiscard]] GaloisKeys create_galois_keys_for_elements(
+      std::span<const uint64_t> elements) const;
+  // The key that switches a ciphertext under s' (given in NTT form over Q and
+  // P) to this secret key.
+  [[nodiscard]] KeySwitchKey create_switch_key(const ring::RnsPoly& s_prime_q,
+                                               const ring::RnsPoly& s_prime_p) const;
+
+ private:
+  std::shared_ptr<const Context> context_;
+  SecretKey secret_key_;
+};
+
+}  // namespace heft::rlwe

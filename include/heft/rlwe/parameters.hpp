@@ -1,0 +1,67 @@
+// Scheme-independent RLWE parameters: ring degree, ciphertext primes, special
+// primes and digits for hybrid key switching, secret distribution and the
+// security level they must meet.
+//
+// Levels: with L ciphertext primes q_0 .. q_{L-1}, a ciphertext at level l
+// lives modulo q_0 * ... * q_l. Fresh ciphertexts are at level L - 1; rescaling
+// or modulus switching drops the last prime. q_0 is never dropped.
+//
+// Hybrid key switching (Han-Ki; the scheme SEAL, OpenFHE and Lattigo use):
+// the ciphertext primes are split into dnum digits of alpha = ceil(L / dnum)
+// consecutive primes; each digit is raised to Q*P, where P is the product of
+// the K special primes. dnum = L with one special prime is SEAL's setting;
+// fewer digits mean fewer NTTs per key switch but need more special primes
+// (P must be about as large as one digit for the noise to stay small).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "heft/rlwe/security.hpp"
+
+namespace heft::rlwe {
+
+enum class SecretKind {
+  uniform_ternary,  // coefficients uniform in {-1, 0, 1}
+  sparse_ternary,   // exactly hamming_weight nonzero coefficients in {-1, 1}
+};
+
+struct SecretDistribution {
+  SecretKind kind = SecretKind::uniform_ternary;
+  std::size_t hamming_weight = 0;  // sparse_ternary only
+};
+
+struct Parameters {
+  uint64_t degree = 0;                      // N, a power of two
+  std::vector<uint64_t> ciphertext_moduli;  // q_0 .. q_{L-1}
+  std::vector<uint64_t> special_moduli;     // p_0 .. p_{K-1} (may be empty: no key switching)
+  std::size_t dnum = 0;                     // key-switching digits; 0 = ceil(L / K)
+  SecretDistribution secret{};
+  SecurityLevel security = SecurityLevel::classic128;
+  double scale = 0.0;  // CKKS: nominal scale of fresh ciphertexts (0 for BFV/BGV)
+
+  // Sum of the bit sizes of all primes: heft's measure of log2(QP).
+  [[nodiscard]] int total_bits() const;
+  // The effective number of digits (resolves dnum = 0) and primes per digit.
+  [[nodiscard]] std::size_t digit_count() const;
+  [[nodiscard]] std::size_t digit_size() const;
+
+  // Throws InvalidArgument with the reason: N not a power of two in range,
+  // no ciphertext primes, a modulus that is not an NTT prime for N, repeated
+  // primes, dnum outside [1, L], a bad Hamming weight, or a set that exceeds
+  // the HE Standard bound for its security level.
+  void validate() const;
+};
+
+// Parameters with freshly generated distinct NTT primes of the given bit sizes
+// (ciphertext primes in order q_0, q_1, ...; then special primes).
+Parameters make_parameters(uint64_t degree, const std::vector<int>& ciphertext_bits,
+                           const std::vector<int>& special_bits, std::size_t dnum = 0,
+                           SecurityLevel security = SecurityLevel::classic128);
+
+// A human-readable one-line summary ("N=16384, L=8 (48..49 bits), K=1, dnum=8, 128-bit").
+std::string describe(const Parameters& parameters);
+
+}  // namespace heft::rlwe

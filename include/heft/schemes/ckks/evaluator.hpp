@@ -1,0 +1,126 @@
+// CKKS homomorphic operations on rlwe ciphertexts.
+//
+// Scale bookkeeping is exact: every ciphertext carries its true scale (a
+// double), products multiply scales, rescaling divides by the actual prime
+// dropped. In ScaleMode::automatic (the default, like OpenFHE's FLEXIBLEAUTO)
+// operands are aligned for you: a product is rescaled lazily before it is
+// multiplied again or combined with a rescaled operand; an operand at a higher
+// level is brought down, and if its scale differs it is multiplied by an
+// integer and rescaled so that the scales agree to ~2^-50 (this uses one level
+// of the higher operand). In ScaleMode::manual nothing happens behind your
+// back: operands of different levels or scales are refused with an error.
+//
+// Default scales per level follow the prime chain: scale_at(top) is the
+// parameters' nominal scale and scale_at(l - 1) = scale_at(l)^2 / q_l, which is
+// exactly what multiply-then-rescale produces, so ciphertexts that reach the
+// same level by the usual path have identical scales.
+//
+// Every operation validates its operands before writing anything: on error
+// the inputs are unchanged.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "heft/rlwe/ciphertext.hpp"
+#include "heft/rlwe/context.hpp"
+#include "heft/rlwe/keys.hpp"
+#include "heft/rlwe/plaintext.hpp"
+
+namespace heft::ckks {
+
+using rlwe::Ciphertext;
+using rlwe::Plaintext;
+
+enum class ScaleMode { automatic, manual };
+
+class Evaluator {
+ public:
+  explicit Evaluator(std::shared_ptr<const rlwe::Context> context,
+                     ScaleMode mode = ScaleMode::automatic);
+
+  [[nodiscard]] const std::shared_ptr<const rlwe::Context>& context() const noexcept {
+    return context_;
+  }
+  [[nodiscard]] ScaleMode mode() const noexcept { return mode_; }
+  // The default scale of a fresh or rescaled ciphertext at `level`.
+  [[nodiscard]] double scale_at(std::size_t level) const;
+
+  // ---- addition and subtraction ----
+  [[nodiscard]] Ciphertext add(const Ciphertext& a, const Ciphertext& b) const;
+  [[nodiscard]] Ciphertext sub(const Ciphertext& a, const Ciphertext& b) const;
+  [[nodiscard]] Ciphertext negate(const Ciphertext& a) const;
+  void add_inplace(Ciphertext& a, const Ciphertext& b) const;
+  void sub_inplace(Ciphertext& a, const Ciphertext& b) const;
+  [[nodiscard]] Ciphertext add_plain(const Ciphertext& a, const Plaintext& p) const;
+  [[nodiscard]] Ciphertext sub_plain(const Ciphertext& a, const Plaintext& p) const;
+  [[nodiscard]] Ciphertext add_scalar(const Ciphertext& a, std::complex<double> value) const;
+  [[nodiscard]] Ciphertext sub_scalar(const Ciphertext& a, std::complex<double> value) const;
+
+  // ---- multiplication ----
+  // Tensor product: a 3-part ciphertext (relinearize it before rotating).
+  [[nodiscard]] Ciphertext multiply(const Ciphertext& a, const Ciphertext& b) const;
+  [[nodiscard]] Ciphertext square(const Ciphertext& a) const;
+  [[nodiscard]] Ciphertext relinearize(const Ciphertext& a, const rlwe::RelinKey& key) const;
+  // multiply + relinearize.
+  [[nodiscard]] Ciphertext multiply(const Ciphertext& a, const Ciphertext& b,
+                                    const rlwe::RelinKey& key) const;
+  [[nodiscard]] Ciphertext square(const Ciphertext& a, const rlwe::RelinKey& key) const;
+  [[nodiscard]] Ciphertext multiply_plain(const Ciphertext& a, const Plaintext& p) const;
+  // By a real or complex constant in every slot (uses a level once rescaled).
+  [[nodiscard]] Ciphertext multiply_scalar(const Ciphertext& a, std::complex<double> value) const;
+  // By an integer: exact, no scale change, no level used.
+  [[nodiscard]] Ciphertext multiply_integer(const Ciphertext& a, int64_t value) const;
+  // By the monomial X^k (k in [0, 2N)): a negacyclic shift of the coefficients.
+  [[nodiscard]] Ciphertext multiply_monomial(const Ciphertext& a, uint64_t k) const;
+
+  // ---- levels ----
+  // Divides by the last prime q_l: level - 1, scale / q_l. Throws at level 0.
+  [[nodiscard]] Ciphertext rescale(const Ciphertext& a) const;
+  void rescale_inplace(Ciphertext& a) const;
+  // Drops primes without dividing (scale unchanged).
+  [[nodiscard]] Ciphertext drop_to_level(const Ciphertext& a, std::size_t level) const;
+
+  // ---- rotations ----
+  // Left rotation of the slots by `step` (negative: right). Uses the key for
+  // that step or, if absent, a composition of power-of-two steps present.
+  [[nodiscard]] Ciphertext rotate(const Ciphertext& a, int64_t step,
+                                  const rlwe::GaloisKeys& keys) const;
+  [[nodiscard]] Ciphertext conjugate(const Ciphertext& a, const rlwe::GaloisKeys& keys) const;
+  // Many rotations of one ciphertext sharing a single key-switching
+  // decomposition (each step needs its own key).
+  [[nodiscard]] std::vector<Ciphertext> rotate_hoisted(const Ciphertext& a,
+                                                       std::span<const int64_t> steps,
+                                                       const rlwe::GaloisKeys& keys) const;
+  // Every slot becomes the sum of all slots (needs power-of-two rotation keys).
+  [[nodiscard]] Ciphertext sum_slots(const Ciphertext& a, const rlwe::GaloisKeys& keys) const;
+  // The automorphism X -> X^g with its key (g = 5^step or 2N - 1).
+  [[nodiscard]] Ciphertext apply_galois(const Ciphertext& a, uint64_t galois_element,
+                                        const rlwe::GaloisKeys& keys) const;
+
+ private:
+  void check(const Ciphertext& a, const char* operation) const;
+  void check_plain(const Plaintext& p, const char* operation) const;
+  void check_keys(const rlwe::GaloisKeys& keys, const char* operation) const;
+  // Brings a and b (copies) to a common level and scale, or throws in manual mode.
+  void align(Ciphertext& a, Ciphertext& b, const char* operation) const;
+  // Lowers a to `level` with scale `scale` (see the class comment).
+  void bring_to(Ciphertext& a, std::size_t level, double scale, const char* operation) const;
+  void add_or_sub(Ciphertext& a, const Ciphertext& b, bool subtract, const char* operation) const;
+  // The constant polynomial value * scale (NTT form) at the first `towers` towers.
+  [[nodiscard]] ring::RnsPoly constant_poly(std::complex<double> value, double scale,
+                                            std::size_t towers) const;
+  void check_scale_fits(double scale, std::size_t level, const char* operation) const;
+  [[nodiscard]] Ciphertext rotate_single(const Ciphertext& a, uint64_t galois_element,
+                                         const rlwe::GaloisKeys& keys) const;
+
+  std::shared_ptr<const rlwe::Context> context_;
+  ScaleMode mode_;
+  std::vector<double> level_scales_;
+  std::vector<double> log2_modulus_at_level_;  // log2(Q_l)
+};
+
+}  // namespace heft::ckks

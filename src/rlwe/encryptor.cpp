@@ -1,0 +1,152 @@
+// Public- and secret-key encryption, seeded ciphertexts, decryption.
+#include "heft/rlwe/encryptor.hpp"
+
+#include <string>
+#include <vector>
+
+#include "heft/ring/samplers.hpp"
+#include "heft/util/error.hpp"
+
+namespace heft::rlwe {
+namespace {
+
+// The first `towers` towers of p, as a new polynomial.
+ring::RnsPoly first_towers(const ring::RnsPoly& p, std::size_t towers) {
+  ring::RnsPoly out = p.clone();
+  if (towers < out.tower_count()) out.drop_last_towers(out.tower_count() - towers);
+  return out;
+}
+
+ring::RnsPoly gaussian_poly(const Context& context, ring::Prng& prng, std::size_t towers) {
+  ring::RnsPoly e(context.ciphertext_ring(), towers);
+  ring::sample_gaussian(prng, e);
+  e.ntt();
+  return e;
+}
+
+void check_plaintext(const Context& context, const Plaintext& plain) {
+  if (plain.poly.empty() || plain.poly.context() != context.ciphertext_ring()) {
+    throw MismatchError("encrypt: the plaintext belongs to a different context");
+  }
+  if (!plain.poly.is_ntt()) throw MismatchError("encrypt: the plaintext must be in NTT form");
+}
+
+ring::RnsPoly uniform_from_seed(const Context& context, const ring::Prng::Seed& seed,
+                                std::size_t towers) {
+  ring::Prng prng(seed);
+  ring::RnsPoly a(context.ciphertext_ring(), towers, ring::Form::ntt);
+  ring::sample_uniform(prng, a);
+  return a;
+}
+
+}  // namespace
+
+void check_ciphertext(const Context& context, const Ciphertext& ct, const char* operation) {
+  if (ct.parts.size() < 2) {
+    throw MismatchError(std::string(operation) + ": ciphertext has " +
+                        std::to_string(ct.parts.size()) + " parts, needs at least 2");
+  }
+  for (const auto& part : ct.parts) {
+    if (part.empty() || part.context() != context.ciphertext_ring()) {
+      throw MismatchError(std::string(operation) + ": ciphertext belongs to a different context");
+    }
+    if (!part.is_ntt() || part.tower_count() != ct.parts[0].tower_count()) {
+      throw MismatchError(std::string(operation) +
+                          ": malformed ciphertext (parts differ in form or level)");
+    }
+  }
+}
+
+Encryptor::Encryptor(const PublicKey& public_key)
+    : context_(public_key.context), public_key_(&public_key) {
+  if (!context_) throw InvalidArgument("Encryptor: the public key is empty");
+}
+
+Encryptor::Encryptor(const SecretKey& secret_key)
+    : context_(secret_key.context()), secret_key_(&secret_key) {
+  if (!context_) throw InvalidArgument("Encryptor: the secret key is empty");
+}
+
+Ciphertext Encryptor::encrypt(const Plaintext& plain) const {
+  check_plaintext(*context_, plain);
+  const std::size_t towers = plain.poly.tower_count();
+  ring::Prng prng = ring::Prng::from_os_entropy();
+  Ciphertext ct;
+  ct.scale = plain.scale;
+  ct.slots = plain.slots;
+  if (public_key_ != nullptr) {
+    // (b u + e_0 + m, a u + e_1) with u ternary.
+    ring::RnsPoly u(context_->ciphertext_ring(), towers);
+    ring::sample_ternary(prng, u);
+    u.ntt();
+    ring::RnsPoly c0 = first_towers(public_key_->b, towers);
+    c0 *= u;
+    c0 += gaussian_poly(*context_, prng, towers);
+    c0 += plain.poly;
+    ring::RnsPoly c1 = first_towers(public_key_->a, towers);
+    c1 *= u;
+    c1 += gaussian_poly(*context_, prng, towers);
+    ct.parts.push_back(std::move(c0));
+    ct.parts.push_back(std::move(c1));
+    return ct;
+  }
+  SeededCiphertext seeded = encrypt_seeded(plain);
+  return expand_seeded(*context_, seeded);
+}
+
+SeededCiphertext Encryptor::encrypt_seeded(const Plaintext& plain) const {
+  if (secret_key_ == nullptr) {
+    throw InvalidArgument(
+        "seeded encryption needs the secret key: construct the Encryptor with it");
+  }
+  check_plaintext(*context_, plain);
+  const std::size_t towers = plain.poly.tower_count();
+  ring::Prng prng = ring::Prng::from_os_entropy();
+  SeededCiphertext out;
+  out.seed = ring::Prng::os_entropy_seed();
+  out.scale = plain.scale;
+  out.slots = plain.slots;
+  // c_0 = -a s + e + m with a expanded from the seed.
+  const ring::RnsPoly a = uniform_from_seed(*context_, out.seed, towers);
+  out.c0 = a * first_towers(secret_key_->q_part(), towers);
+  out.c0.negate();
+  out.c0 += gaussian_poly(*context_, prng, towers);
+  out.c0 += plain.poly;
+  return out;
+}
+
+Ciphertext expand_seeded(const Context& context, const SeededCiphertext& seeded) {
+  if (seeded.c0.empty() || seeded.c0.context() != context.ciphertext_ring()) {
+    throw MismatchError("expand_seeded: the ciphertext belongs to a different context");
+  }
+  Ciphertext ct;
+  ct.scale = seeded.scale;
+  ct.slots = seeded.slots;
+  ct.parts.push_back(seeded.c0.clone());
+  ct.parts.push_back(uniform_from_seed(context, seeded.seed, seeded.c0.tower_count()));
+  return ct;
+}
+
+Decryptor::Decryptor(const SecretKey& secret_key) : secret_key_(&secret_key) {
+  if (!secret_key.context()) throw InvalidArgument("Decryptor: the secret key is empty");
+}
+
+Plaintext Decryptor::decrypt(const Ciphertext& ct) const {
+  const Context& context = *secret_key_->context();
+  check_ciphertext(context, ct, "decrypt");
+  const std::size_t towers = ct.parts[0].tower_count();
+  const ring::RnsPoly s = first_towers(secret_key_->q_part(), towers);
+  // Horner: ((c_k s + c_{k-1}) s + ...) s + c_0.
+  ring::RnsPoly m = ct.parts.back().clone();
+  for (std::size_t i = ct.parts.size() - 1; i-- > 0;) {
+    m *= s;
+    m += ct.parts[i];
+  }
+  Plaintext plain;
+  plain.poly = std::move(m);
+  plain.scale = ct.scale;
+  plain.slots = ct.slots;
+  return plain;
+}
+
+}  // namespace heft::rlwe

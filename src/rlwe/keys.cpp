@@ -1,0 +1,177 @@
+// Key generation: secret keys from the context's distribution, public keys,
+// and hybrid key-switching keys (relinearization, Galois).
+#include "heft/rlwe/keys.hpp"
+
+#include <string>
+#include <vector>
+
+#include "heft/math/kernels.hpp"
+#include "heft/ring/prng.hpp"
+#include "heft/ring/samplers.hpp"
+#include "heft/util/error.hpp"
+
+namespace heft::rlwe {
+namespace {
+
+// Overwrites a vector of secret integers before it is freed.
+void wipe(std::vector<int64_t>& values) {
+  volatile int64_t* p = values.data();
+  for (std::size_t i = 0; i < values.size(); ++i)
+    p[i] = 0;
+}
+
+// One integer polynomial reduced into both rings, in NTT form.
+ExtendedPoly to_extended(const Context& context, const std::vector<int64_t>& values, bool secret) {
+  ExtendedPoly out;
+  out.q = ring::RnsPoly(context.ciphertext_ring(), context.level_count());
+  if (secret) out.q.mark_secret();
+  out.q.set_coefficients(values);
+  out.q.ntt();
+  if (context.supports_key_switching()) {
+    out.p = ring::RnsPoly(context.special_ring(), context.special_count());
+    if (secret) out.p.mark_secret();
+    out.p.set_coefficients(values);
+    out.p.ntt();
+  }
+  return out;
+}
+
+ExtendedPoly sample_gaussian_extended(const Context& context, ring::Prng& prng) {
+  std::vector<int64_t> e(context.degree());
+  ring::sample_gaussian(prng, e);
+  ExtendedPoly out = to_extended(context, e, true);
+  wipe(e);
+  return out;
+}
+
+}  // namespace
+
+SecretKey::SecretKey(std::shared_ptr<const Context> context, ring::RnsPoly s_q, ring::RnsPoly s_p)
+    : context_(std::move(context)), s_q_(std::move(s_q)), s_p_(std::move(s_p)) {
+  s_q_.mark_secret();
+  if (!s_p_.empty()) s_p_.mark_secret();
+}
+
+SecretKey SecretKey::clone() const {
+  return SecretKey(context_, s_q_.clone(), s_p_.empty() ? ring::RnsPoly() : s_p_.clone());
+}
+
+const KeySwitchKey& GaloisKeys::at(uint64_t galois_element) const {
+  const auto it = keys_.find(galois_element);
+  if (it == keys_.end()) {
+    throw InvalidArgument("no Galois key for element " + std::to_string(galois_element) +
+                          ": generate it with KeyGenerator::create_galois_keys");
+  }
+  return it->second;
+}
+
+void GaloisKeys::insert(uint64_t galois_element, KeySwitchKey key) {
+  keys_.insert_or_assign(galois_element, std::move(key));
+}
+
+std::vector<uint64_t> GaloisKeys::elements() const {
+  std::vector<uint64_t> out;
+  for (const auto& [g, key] : keys_)
+    out.push_back(g);
+  return out;
+}
+
+KeyGenerator::KeyGenerator(std::shared_ptr<const Context> context) : context_(std::move(context)) {
+  if (!context_) throw InvalidArgument("KeyGenerator needs a context");
+  ring::Prng prng = ring::Prng::from_os_entropy();
+  std::vector<int64_t> s(context_->degree());
+  const SecretDistribution& distribution = context_->parameters().secret;
+  if (distribution.kind == SecretKind::sparse_ternary) {
+    ring::sample_sparse_ternary(prng, distribution.hamming_weight, s);
+  } else {
+    ring::sample_ternary(prng, s);
+  }
+  ExtendedPoly key = to_extended(*context_, s, true);
+  wipe(s);
+  secret_key_ = SecretKey(context_, std::move(key.q), std::move(key.p));
+}
+
+KeyGenerator::KeyGenerator(std::shared_ptr<const Context> context, const SecretKey& secret_key)
+    : context_(std::move(context)), secret_key_(secret_key.clone()) {
+  if (!context_ || secret_key.context() != context_) {
+    throw MismatchError("the secret key belongs to a different context");
+  }
+}
+
+PublicKey KeyGenerator::create_public_key() const {
+  ring::Prng prng = ring::Prng::from_os_entropy();
+  PublicKey pk;
+  pk.context = context_;
+  pk.a = ring::RnsPoly(context_->ciphertext_ring(), context_->level_count(), ring::Form::ntt);
+  ring::sample_uniform(prng, pk.a);
+  ExtendedPoly e = sample_gaussian_extended(*context_, prng);
+  pk.b = pk.a * secret_key_.q_part();
+  pk.b.negate();
+  pk.b += e.q;
+  return pk;
+}
+
+KeySwitchKey KeyGenerator::create_switch_key(const ring::RnsPoly& s_prime_q,
+                                             const ring::RnsPoly& s_prime_p) const {
+  if (!context_->supports_key_switching()) {
+    throw InvalidArgument("key switching needs special primes: these parameters have none");
+  }
+  ring::Prng prng = ring::Prng::from_os_entropy();
+  const std::size_t levels = context_->level_count();
+  const std::size_t digit_size = context_->digit_size();
+  KeySwitchKey key;
+  key.context = context_;
+  for (std::size_t digit = 0; digit < context_->digit_count(); ++digit) {
+    ExtendedPoly a{
+        ring::RnsPoly(context_->ciphertext_ring(), levels, ring::Form::ntt),
+        ring::RnsPoly(context_->special_ring(), context_->special_count(), ring::Form::ntt)};
+    ring::sample_uniform(prng, a.q);
+    ring::sample_uniform(prng, a.p);
+    ExtendedPoly b = sample_gaussian_extended(*context_, prng);
+    // b = e - a s, then + P s' on the towers of this digit (P = 0 mod p_k).
+    b.q -= a.q * secret_key_.q_part();
+    b.p -= a.p * secret_key_.p_part();
+    const std::size_t begin = digit * digit_size;
+    const std::size_t end = std::min(begin + digit_size, levels);
+    for (std::size_t t = begin; t < end; ++t) {
+      const math::Modulus& q = context_->ciphertext_ring()->modulus(t);
+      math::fma_scalar_mod(s_prime_q.tower(t), context_->special_product_mod_q()[t], b.q.tower(t),
+                           b.q.tower(t), q);
+    }
+    (void)s_prime_p;  // s' only enters modulo the ciphertext primes
+    key.b.push_back(std::move(b));
+    key.a.push_back(std::move(a));
+  }
+  return key;
+}
+
+RelinKey KeyGenerator::create_relin_key() const {
+  const ring::RnsPoly s2_q = secret_key_.q_part() * secret_key_.q_part();
+  const ring::RnsPoly s2_p = context_->supports_key_switching()
+                                 ? secret_key_.p_part() * secret_key_.p_part()
+                                 : ring::RnsPoly();
+  return RelinKey{create_switch_key(s2_q, s2_p)};
+}
+
+GaloisKeys KeyGenerator::create_galois_keys_for_elements(std::span<const uint64_t> elements) const {
+  GaloisKeys keys(context_);
+  for (uint64_t g : elements) {
+    context_->ciphertext_ring()->check_galois_element(g);
+    if (g == 1 || keys.has(g)) continue;  // 1 is the identity: nothing to switch
+    // The key switches from s(X^g) back to s.
+    const ring::RnsPoly s_g_q = secret_key_.q_part().automorphism(g);
+    keys.insert(g, create_switch_key(s_g_q, ring::RnsPoly()));
+  }
+  return keys;
+}
+
+GaloisKeys KeyGenerator::create_galois_keys(std::span<const int64_t> steps,
+                                            bool include_conjugation) const {
+  std::vector<uint64_t> elements;
+  for (int64_t step : steps)
+    elements.push_back(context_->galois_element_for_step(step));
+  if (include_conjugation) elements.push_back(context_->conjugation_galois_element());
+  return create_galois_keys_for_elements(elements);
+}
+
+}  // namespace heft::rlwe

@@ -1,0 +1,131 @@
+// Parameter validation and construction from prime bit sizes.
+#include "heft/rlwe/parameters.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "heft/math/ntt_tables.hpp"
+#include "heft/math/primes.hpp"
+#include "heft/util/error.hpp"
+
+namespace heft::rlwe {
+namespace {
+
+int bit_size(uint64_t q) {
+  return 64 - __builtin_clzll(q);
+}
+
+}  // namespace
+
+int Parameters::total_bits() const {
+  int total = 0;
+  for (uint64_t q : ciphertext_moduli)
+    total += bit_size(q);
+  for (uint64_t p : special_moduli)
+    total += bit_size(p);
+  return total;
+}
+
+std::size_t Parameters::digit_count() const {
+  const std::size_t levels = ciphertext_moduli.size();
+  if (dnum != 0) return dnum;
+  if (special_moduli.empty() || levels == 0) return std::max<std::size_t>(levels, 1);
+  return (levels + special_moduli.size() - 1) / special_moduli.size();
+}
+
+std::size_t Parameters::digit_size() const {
+  const std::size_t digits = digit_count();
+  return (ciphertext_moduli.size() + digits - 1) / digits;
+}
+
+void Parameters::validate() const {
+  if (degree < 1024 || degree > math::kMaxPolyDegree || (degree & (degree - 1)) != 0) {
+    throw InvalidArgument("ring degree N = " + std::to_string(degree) +
+                          " must be a power of two from 1024 to 131072");
+  }
+  if (ciphertext_moduli.empty())
+    throw InvalidArgument("parameters need at least one ciphertext prime");
+  std::set<uint64_t> seen;
+  auto check_prime = [&](uint64_t q, const char* role) {
+    if (q >= (uint64_t{1} << math::kMaxModulusBits) || !math::is_prime(q) ||
+        (q - 1) % (2 * degree) != 0) {
+      throw InvalidArgument(
+          std::string(role) + " " + std::to_string(q) +
+          " must be a prime below 2^61 with q = 1 mod 2N = " + std::to_string(2 * degree));
+    }
+    if (!seen.insert(q).second) {
+      throw InvalidArgument(std::string(role) + " " + std::to_string(q) + " appears twice");
+    }
+  };
+  for (uint64_t q : ciphertext_moduli)
+    check_prime(q, "ciphertext prime");
+  for (uint64_t p : special_moduli)
+    check_prime(p, "special prime");
+  const std::size_t levels = ciphertext_moduli.size();
+  if (dnum > levels) {
+    throw InvalidArgument("dnum = " + std::to_string(dnum) + " key-switching digits for " +
+                          std::to_string(levels) + " ciphertext primes: use 1 to " +
+                          std::to_string(levels));
+  }
+  if (secret.kind == SecretKind::sparse_ternary &&
+      (secret.hamming_weight == 0 || secret.hamming_weight > degree)) {
+    throw InvalidArgument("sparse ternary secret needs a Hamming weight in [1, N]; got " +
+                          std::to_string(secret.hamming_weight));
+  }
+  check_security(degree, total_bits(), security);
+}
+
+Parameters make_parameters(uint64_t degree, const std::vector<int>& ciphertext_bits,
+                           const std::vector<int>& special_bits, std::size_t dnum,
+                           SecurityLevel security) {
+  Parameters params;
+  params.degree = degree;
+  params.dnum = dnum;
+  params.security = security;
+  // Generate per bit size, excluding everything already taken, so that equal
+  // sizes get distinct primes and the order of the request is kept.
+  std::vector<uint64_t> taken;
+  std::map<int, std::size_t> needed;
+  for (int b : ciphertext_bits)
+    needed[b]++;
+  for (int b : special_bits)
+    needed[b]++;
+  std::map<int, std::vector<uint64_t>> pool;
+  for (auto [bits, count] : needed) {
+    for (const auto& q : math::generate_ntt_primes(bits, degree, count, taken)) {
+      pool[bits].push_back(q.value());
+      taken.push_back(q.value());
+    }
+  }
+  std::map<int, std::size_t> next;
+  for (int b : ciphertext_bits)
+    params.ciphertext_moduli.push_back(pool[b][next[b]++]);
+  for (int b : special_bits)
+    params.special_moduli.push_back(pool[b][next[b]++]);
+  params.validate();
+  return params;
+}
+
+std::string describe(const Parameters& p) {
+  std::ostringstream out;
+  auto range = [](const std::vector<uint64_t>& moduli) {
+    int lo = 64, hi = 0;
+    for (uint64_t q : moduli) {
+      lo = std::min(lo, bit_size(q));
+      hi = std::max(hi, bit_size(q));
+    }
+    return lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi);
+  };
+  out << "N=" << p.degree << ", L=" << p.ciphertext_moduli.size() << " ("
+      << range(p.ciphertext_moduli) << " bits), K=" << p.special_moduli.size();
+  if (!p.special_moduli.empty()) out << " (" << range(p.special_moduli) << " bits)";
+  out << ", dnum=" << p.digit_count() << ", log2(QP)=" << p.total_bits() << ", security "
+      << to_string(p.security);
+  if (p.secret.kind == SecretKind::sparse_ternary)
+    out << ", sparse secret h=" << p.secret.hamming_weight;
+  return out.str();
+}
+
+}  // namespace heft::rlwe

@@ -1,0 +1,619 @@
+// CKKS evaluator: arithmetic, exact scale bookkeeping with automatic or manual
+// alignment, rescaling, rotations (plain, composed, hoisted), conjugation.
+#include "heft/schemes/ckks/evaluator.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "heft/math/kernels.hpp"
+#include "heft/rlwe/encryptor.hpp"
+#include "heft/rlwe/key_switching.hpp"
+#include "heft/util/error.hpp"
+#include "heft/util/parallel.hpp"
+
+namespace heft::ckks {
+namespace {
+
+constexpr double kScaleTolerance = 1e-10;  // relative: scales this close count as equal
+
+bool same_scale(double a, double b) {
+  return std::abs(a - b) <= kScaleTolerance * std::max(a, b);
+}
+
+std::string log2_text(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "2^%.2f", std::log2(x));
+  return buffer;
+}
+
+// x (an integer-valued double, any magnitude) modulo q, exactly: a double is
+// mantissa * 2^exponent, so reduce both factors.
+uint64_t reduce_integer_double(double x, const math::Modulus& q) {
+  const bool negative = x < 0;
+  const double magnitude = std::abs(x);
+  uint64_t r;
+  if (magnitude < 9.2e18) {
+    r = q.reduce(static_cast<uint64_t>(magnitude));
+  } else {
+    int exponent = 0;
+    const double fraction = std::frexp(magnitude, &exponent);  // magnitude = fraction * 2^exponent
+    const uint64_t mantissa = static_cast<uint64_t>(std::ldexp(fraction, 53));
+    r = q.mul(q.reduce(mantissa), q.pow(2, static_cast<uint64_t>(exponent - 53)));
+  }
+  return negative ? q.negate(r) : r;
+}
+
+void drop_ciphertext_to(Ciphertext& a, std::size_t level) {
+  const std::size_t drop = a.level() - level;
+  if (drop == 0) return;
+  for (auto& part : a.parts)
+    part.drop_last_towers(drop);
+}
+
+}  // namespace
+
+Evaluator::Evaluator(std::shared_ptr<const rlwe::Context> context, ScaleMode mode)
+    : context_(std::move(context)), mode_(mode) {
+  if (!context_) throw InvalidArgument("ckks::Evaluator needs a context");
+  const double nominal = context_->parameters().scale;
+  if (!(nominal > 0) || !std::isfinite(nominal)) {
+    throw InvalidArgument("CKKS parameters need a positive nominal scale (Parameters::scale)");
+  }
+  const auto& primes = context_->parameters().ciphertext_moduli;
+  const std::size_t levels = primes.size();
+  level_scales_.resize(levels);
+  level_scales_[levels - 1] = nominal;
+  for (std::size_t level = levels - 1; level > 0; --level) {
+    level_scales_[level - 1] =
+        level_scales_[level] * level_scales_[level] / static_cast<double>(primes[level]);
+  }
+  log2_modulus_at_level_.resize(levels);
+  double total = 0;
+  for (std::size_t level = 0; level < levels; ++level) {
+    total += std::log2(static_cast<double>(primes[level]));
+    log2_modulus_at_level_[level] = total;
+  }
+}
+
+double Evaluator::scale_at(std::size_t level) const {
+  if (level >= level_scales_.size()) {
+    throw InvalidArgument("level " + std::to_string(level) + " does not exist (top level is " +
+                          std::to_string(level_scales_.size() - 1) + ")");
+  }
+  return level_scales_[level];
+}
+
+void Evaluator::check(const Ciphertext& a, const char* operation) const {
+  rlwe::check_ciphertext(*context_, a, operation);
+}
+
+void Evaluator::check_plain(const Plaintext& p, const char* operation) const {
+  if (p.poly.empty() || p.poly.context() != context_->ciphertext_ring()) {
+    throw MismatchError(std::string(operation) + ": the plaintext belongs to a different context");
+  }
+  if (!p.poly.is_ntt())
+    throw MismatchError(std::string(operation) + ": the plaintext must be in NTT form");
+}
+
+void Evaluator::check_keys(const rlwe::GaloisKeys& keys, const char* operation) const {
+  if (keys.context() != context_) {
+    throw MismatchError(std::string(operation) + ": the Galois keys belong to a different context");
+  }
+}
+
+void Evaluator::check_scale_fits(double scale, std::size_t level, const char* operation) const {
+  // Values of magnitude 1 must still be representable below Q_l / 2.
+  if (std::log2(scale) >= log2_modulus_at_level_[level] - 1) {
+    throw InvalidArgument(std::string(operation) + ": the result's scale " + log2_text(scale) +
+                          " would overflow the modulus 2^" +
+                          std::to_string(static_cast<int>(log2_modulus_at_level_[level])) +
+                          " left at level " + std::to_string(level) +
+                          (level == 0
+                               ? ": multiplicative depth exhausted (bootstrap, or use more primes)"
+                               : ": rescale first"));
+  }
+}
+
+ring::RnsPoly Evaluator::constant_poly(std::complex<double> value, double scale,
+                                       std::size_t towers) const {
+  if (!std::isfinite(value.real()) || !std::isfinite(value.imag())) {
+    throw InvalidArgument("CKKS constant is NaN or infinite");
+  }
+  const double re = std::round(value.real() * scale);
+  const double im = std::round(value.imag() * scale);
+  const double log2_q = log2_modulus_at_level_[towers - 1];
+  if (std::max(std::abs(re), std::abs(im)) >= std::ldexp(1.0, static_cast<int>(log2_q) - 1)) {
+    throw InvalidArgument("CKKS constant times scale " + log2_text(scale) +
+                          " does not fit the modulus left at level " + std::to_string(towers - 1));
+  }
+  // A constant c in every slot is Re(c) + Im(c) X^(N/2): X^(N/2) evaluates to i
+  // at every slot root, whatever the slot count.
+  ring::RnsPoly poly(context_->ciphertext_ring(), towers);
+  const std::size_t half = context_->degree() / 2;
+  for (std::size_t t = 0; t < towers; ++t) {
+    const math::Modulus& q = poly.modulus(t);
+    poly.tower(t)[0] = reduce_integer_double(re, q);
+    poly.tower(t)[half] = reduce_integer_double(im, q);
+  }
+  poly.ntt();
+  return poly;
+}
+
+void Evaluator::rescale_inplace(Ciphertext& a) const {
+  check(a, "rescale");
+  const std::size_t level = a.level();
+  if (level == 0) {
+    throw InvalidArgument(
+        "rescale: the ciphertext is at level 0, no prime left to divide by "
+        "(multiplicative depth exhausted)");
+  }
+  const std::size_t n = context_->degree();
+  const auto& ring = *context_->ciphertext_ring();
+  const math::Modulus& last = ring.modulus(level);
+  const uint64_t half_last = last.value() >> 1;
+  const auto& inv_last = context_->inv_last_prime(level);
+  for (auto& part : a.parts) {
+    // Rounded division: (c - ([c + h]_{q_l} - h)) / q_l with h = floor(q_l / 2).
+    std::vector<uint64_t> top(part.tower(level).begin(), part.tower(level).end());
+    math::ntt_inverse(top, ring.ntt_tables(level));
+    for (auto& x : top)
+      x = last.add(x, half_last);
+    parallel_for(0, level, [&](std::size_t t) {
+      const math::Modulus& q = ring.modulus(t);
+      std::vector<uint64_t> lifted(n);
+      math::reduce_any(top, lifted, q);
+      const uint64_t h = q.reduce(half_last);
+      for (auto& x : lifted)
+        x = q.sub(x, h);
+      math::ntt_forward(lifted, ring.ntt_tables(t));
+      auto tower = part.tower(t);
+      math::sub_mod(tower, lifted, tower, q);
+      math::mul_scalar_mod(tower, inv_last[t], tower, q);
+    });
+    part.drop_last_towers(1);
+  }
+  a.scale /= static_cast<double>(last.value());
+  a.needs_rescale = false;
+}
+
+Ciphertext Evaluator::rescale(const Ciphertext& a) const {
+  check(a, "rescale");
+  Ciphertext out = a.clone();
+  rescale_inplace(out);
+  return out;
+}
+
+Ciphertext Evaluator::drop_to_level(const Ciphertext& a, std::size_t level) const {
+  check(a, "drop_to_level");
+  if (level > a.level()) {
+    throw InvalidArgument("drop_to_level: target level " + std::to_string(level) +
+                          " is above the ciphertext's level " + std::to_string(a.level()));
+  }
+  Ciphertext out = a.clone();
+  drop_ciphertext_to(out, level);
+  return out;
+}
+
+void Evaluator::bring_to(Ciphertext& a, std::size_t level, double scale,
+                         const char* operation) const {
+  if (same_scale(a.scale, scale)) {
+    drop_ciphertext_to(a, level);
+    return;
+  }
+  if (a.level() <= level) {
+    throw InvalidArgument(std::string(operation) + ": scales " + log2_text(a.scale) + " and " +
+                          log2_text(scale) + " differ and no spare level is left to align them");
+  }
+  // Multiply by k = round(scale * q / a.scale) and divide by q: the scale
+  // becomes scale * (1 + d) with |d| <= 1/(2k), far below CKKS precision.
+  drop_ciphertext_to(a, level + 1);
+  const double q = static_cast<double>(context_->parameters().ciphertext_moduli[level + 1]);
+  const double k = std::round(scale * q / a.scale);
+  if (!(k >= 1 && k < 4.6e18)) {
+    throw InvalidArgument(std::string(operation) + ": scales " + log2_text(a.scale) + " and " +
+                          log2_text(scale) + " are too far apart to align");
+  }
+  a = multiply_integer(a, static_cast<int64_t>(k));
+  rescale_inplace(a);
+  a.scale = scale;
+}
+
+void Evaluator::align(Ciphertext& a, Ciphertext& b, const char* operation) const {
+  const bool scales_match = same_scale(a.scale, b.scale);
+  if (mode_ == ScaleMode::manual) {
+    if (a.level() != b.level() || !scales_match) {
+      throw MismatchError(std::string(operation) + ": operands differ (levels " +
+                          std::to_string(a.level()) + " and " + std::to_string(b.level()) +
+                          ", scales " + log2_text(a.scale) + " and " + log2_text(b.scale) +
+                          "); align them with rescale/drop_to_level, or use ScaleMode::automatic");
+    }
+    return;
+  }
+  if (a.needs_rescale != b.needs_rescale) {
+    rescale_inplace(a.needs_rescale ? a : b);
+  }
+  if (a.level() == b.level() && same_scale(a.scale, b.scale)) return;
+  if (a.level() == b.level()) {
+    // Same level, different scales: spend one level on both.
+    if (a.level() == 0) {
+      throw InvalidArgument(std::string(operation) + ": scales " + log2_text(a.scale) + " and " +
+                            log2_text(b.scale) + " differ at level 0; nothing left to align them");
+    }
+    drop_ciphertext_to(b, b.level() - 1);
+    bring_to(a, b.level(), b.scale, operation);
+    return;
+  }
+  Ciphertext& high = a.level() > b.level() ? a : b;
+  const Ciphertext& low = a.level() > b.level() ? b : a;
+  bring_to(high, low.level(), low.scale, operation);
+}
+
+void Evaluator::add_or_sub(Ciphertext& a, const Ciphertext& b_in, bool subtract,
+                           const char* operation) const {
+  check(a, operation);
+  check(b_in, operation);
+  Ciphertext b = b_in.clone();
+  Ciphertext result = a.clone();
+  align(result, b, operation);
+  while (result.parts.size() < b.parts.size()) {
+    result.parts.emplace_back(context_->ciphertext_ring(), result.parts[0].tower_count(),
+                              ring::Form::ntt);
+  }
+  for (std::size_t i = 0; i < b.parts.size(); ++i) {
+    if (subtract) {
+      result.parts[i] -= b.parts[i];
+    } else {
+      result.parts[i] += b.parts[i];
+    }
+  }
+  a = std::move(result);
+}
+
+void Evaluator::add_inplace(Ciphertext& a, const Ciphertext& b) const {
+  add_or_sub(a, b, false, "add");
+}
+void Evaluator::sub_inplace(Ciphertext& a, const Ciphertext& b) const {
+  add_or_sub(a, b, true, "sub");
+}
+
+Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
+  Ciphertext out = a.clone();
+  add_inplace(out, b);
+  return out;
+}
+
+Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
+  Ciphertext out = a.clone();
+  sub_inplace(out, b);
+  return out;
+}
+
+Ciphertext Evaluator::negate(const Ciphertext& a) const {
+  check(a, "negate");
+  Ciphertext out = a.clone();
+  for (auto& part : out.parts)
+    part.negate();
+  return out;
+}
+
+namespace {
+// A plaintext with its towers cut to `towers`.
+ring::RnsPoly plain_at(const Plaintext& p, std::size_t towers) {
+  ring::RnsPoly poly = p.poly.clone();
+  if (poly.tower_count() > towers) poly.drop_last_towers(poly.tower_count() - towers);
+  return poly;
+}
+}  // namespace
+
+Ciphertext Evaluator::add_plain(const Ciphertext& a, const Plaintext& p) const {
+  check(a, "add_plain");
+  check_plain(p, "add_plain");
+  Ciphertext out = a.clone();
+  if (mode_ == ScaleMode::automatic) {
+    if (out.needs_rescale && !same_scale(out.scale, p.scale)) rescale_inplace(out);
+    if (p.level() < out.level()) drop_ciphertext_to(out, p.level());
+  }
+  if (p.level() < out.level() || !same_scale(out.scale, p.scale)) {
+    throw MismatchError("add_plain: the plaintext (level " + std::to_string(p.level()) +
+                        ", scale " + log2_text(p.scale) +
+                        ") does not match the ciphertext (level " + std::to_string(out.level()) +
+                        ", scale " + log2_text(out.scale) +
+                        "); encode it at the ciphertext's scale and level");
+  }
+  out.parts[0] += plain_at(p, out.level() + 1);
+  return out;
+}
+
+Ciphertext Evaluator::sub_plain(const Ciphertext& a, const Plaintext& p) const {
+  check_plain(p, "sub_plain");
+  Plaintext negated = p.clone();
+  negated.poly.negate();
+  return add_plain(a, negated);
+}
+
+Ciphertext Evaluator::add_scalar(const Ciphertext& a, std::complex<double> value) const {
+  check(a, "add_scalar");
+  Ciphertext out = a.clone();
+  out.parts[0] += constant_poly(value, out.scale, out.level() + 1);
+  return out;
+}
+
+Ciphertext Evaluator::sub_scalar(const Ciphertext& a, std::complex<double> value) const {
+  return add_scalar(a, -value);
+}
+
+Ciphertext Evaluator::multiply(const Ciphertext& a_in, const Ciphertext& b_in) const {
+  check(a_in, "multiply");
+  check(b_in, "multiply");
+  if (a_in.size() != 2 || b_in.size() != 2) {
+    throw InvalidArgument("multiply: operands must have 2 parts; relinearize first");
+  }
+  Ciphertext a = a_in.clone();
+  Ciphertext b = b_in.clone();
+  if (mode_ == ScaleMode::automatic) {
+    if (a.needs_rescale) rescale_inplace(a);
+    if (b.needs_rescale) rescale_inplace(b);
+    const std::size_t level = std::min(a.level(), b.level());
+    drop_ciphertext_to(a, level);
+    drop_ciphertext_to(b, level);
+  } else if (a.level() != b.level()) {
+    throw MismatchError("multiply: operands are at levels " + std::to_string(a.level()) + " and " +
+                        std::to_string(b.level()) + "; drop one with drop_to_level first");
+  }
+  const double scale = a.scale * b.scale;
+  check_scale_fits(scale, a.level(), "multiply");
+  Ciphertext out;
+  out.scale = scale;
+  out.slots = std::max(a.slots, b.slots);
+  out.needs_rescale = true;
+  ring::RnsPoly c1 = a.parts[0] * b.parts[1];
+  c1.add_product(a.parts[1], b.parts[0]);
+  out.parts.push_back(a.parts[0] * b.parts[0]);
+  out.parts.push_back(std::move(c1));
+  out.parts.push_back(a.parts[1] * b.parts[1]);
+  return out;
+}
+
+Ciphertext Evaluator::square(const Ciphertext& a_in) const {
+  check(a_in, "square");
+  if (a_in.size() != 2)
+    throw InvalidArgument("square: operand must have 2 parts; relinearize first");
+  Ciphertext a = a_in.clone();
+  if (mode_ == ScaleMode::automatic && a.needs_rescale) rescale_inplace(a);
+  const double scale = a.scale * a.scale;
+  check_scale_fits(scale, a.level(), "square");
+  Ciphertext out;
+  out.scale = scale;
+  out.slots = a.slots;
+  out.needs_rescale = true;
+  ring::RnsPoly c1 = a.parts[0] * a.parts[1];
+  c1 += c1;
+  out.parts.push_back(a.parts[0] * a.parts[0]);
+  out.parts.push_back(std::move(c1));
+  out.parts.push_back(a.parts[1] * a.parts[1]);
+  return out;
+}
+
+Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key) const {
+  check(a, "relinearize");
+  if (key.key.context != context_) {
+    throw MismatchError("relinearize: the relinearization key belongs to a different context");
+  }
+  if (a.size() == 2) return a.clone();
+  if (a.size() != 3) throw InvalidArgument("relinearize: expects a 3-part ciphertext");
+  auto [d0, d1] = rlwe::switch_key(*context_, a.parts[2], key.key);
+  Ciphertext out;
+  out.scale = a.scale;
+  out.slots = a.slots;
+  out.needs_rescale = a.needs_rescale;
+  d0 += a.parts[0];
+  d1 += a.parts[1];
+  out.parts.push_back(std::move(d0));
+  out.parts.push_back(std::move(d1));
+  return out;
+}
+
+Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
+                               const rlwe::RelinKey& key) const {
+  if (key.key.context != context_) {
+    throw MismatchError("multiply: the relinearization key belongs to a different context");
+  }
+  return relinearize(multiply(a, b), key);
+}
+
+Ciphertext Evaluator::square(const Ciphertext& a, const rlwe::RelinKey& key) const {
+  if (key.key.context != context_) {
+    throw MismatchError("square: the relinearization key belongs to a different context");
+  }
+  return relinearize(square(a), key);
+}
+
+Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& p) const {
+  check(a, "multiply_plain");
+  check_plain(p, "multiply_plain");
+  Ciphertext out = a.clone();
+  if (mode_ == ScaleMode::automatic) {
+    if (out.needs_rescale) rescale_inplace(out);
+    if (p.level() < out.level()) drop_ciphertext_to(out, p.level());
+  } else if (p.level() < out.level()) {
+    throw MismatchError("multiply_plain: the plaintext is at level " + std::to_string(p.level()) +
+                        ", below the ciphertext's level " + std::to_string(out.level()));
+  }
+  const double scale = out.scale * p.scale;
+  check_scale_fits(scale, out.level(), "multiply_plain");
+  const ring::RnsPoly poly = plain_at(p, out.level() + 1);
+  for (auto& part : out.parts)
+    part *= poly;
+  out.scale = scale;
+  out.needs_rescale = true;
+  return out;
+}
+
+Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, std::complex<double> value) const {
+  check(a, "multiply_scalar");
+  const double re = value.real();
+  if (value.imag() == 0 && std::round(re) == re && std::abs(re) < 4.6e18) {
+    return multiply_integer(a, static_cast<int64_t>(re));  // exact, keeps the level
+  }
+  Ciphertext out = a.clone();
+  if (mode_ == ScaleMode::automatic && out.needs_rescale) rescale_inplace(out);
+  // Encode the constant at scale q_l: after rescaling by q_l the scale is back
+  // exactly where it was.
+  const std::size_t level = out.level();
+  const double constant_scale =
+      level > 0 ? static_cast<double>(context_->parameters().ciphertext_moduli[level])
+                : scale_at(0);
+  const double scale = out.scale * constant_scale;
+  check_scale_fits(scale, level, "multiply_scalar");
+  const ring::RnsPoly constant = constant_poly(value, constant_scale, level + 1);
+  for (auto& part : out.parts)
+    part *= constant;
+  out.scale = scale;
+  out.needs_rescale = true;
+  return out;
+}
+
+Ciphertext Evaluator::multiply_integer(const Ciphertext& a, int64_t value) const {
+  check(a, "multiply_integer");
+  Ciphertext out = a.clone();
+  const std::size_t towers = out.level() + 1;
+  std::vector<uint64_t> residues(towers);
+  for (std::size_t t = 0; t < towers; ++t) {
+    residues[t] = reduce_integer_double(static_cast<double>(value), out.parts[0].modulus(t));
+    if (std::abs(value) < (int64_t{1} << 53)) {
+      const math::Modulus& q = out.parts[0].modulus(t);
+      const uint64_t magnitude = q.reduce(static_cast<uint64_t>(value < 0 ? -value : value));
+      residues[t] = value < 0 ? q.negate(magnitude) : magnitude;
+    }
+  }
+  for (auto& part : out.parts)
+    part.multiply_scalar(residues);
+  return out;
+}
+
+Ciphertext Evaluator::multiply_monomial(const Ciphertext& a, uint64_t k) const {
+  check(a, "multiply_monomial");
+  const uint64_t n = context_->degree();
+  if (k >= 2 * n) {
+    throw InvalidArgument("multiply_monomial: exponent " + std::to_string(k) +
+                          " must be below 2N = " + std::to_string(2 * n) + " (X^(2N) = 1)");
+  }
+  std::vector<int64_t> monomial(n, 0);
+  monomial[k % n] = k < n ? 1 : -1;  // X^N = -1
+  ring::RnsPoly poly(context_->ciphertext_ring(), a.level() + 1);
+  poly.set_coefficients(monomial);
+  poly.ntt();
+  Ciphertext out = a.clone();
+  for (auto& part : out.parts)
+    part *= poly;
+  return out;
+}
+
+Ciphertext Evaluator::rotate_single(const Ciphertext& a, uint64_t galois_element,
+                                    const rlwe::GaloisKeys& keys) const {
+  const rlwe::KeySwitchKey& key = keys.at(galois_element);
+  const rlwe::DecomposedPoly digits = rlwe::decompose(*context_, a.parts[1]);
+  auto products = rlwe::inner_product(*context_, digits, key, galois_element);
+  Ciphertext out;
+  out.scale = a.scale;
+  out.slots = a.slots;
+  out.needs_rescale = a.needs_rescale;
+  ring::RnsPoly c0 = a.parts[0].automorphism(galois_element);
+  c0 += rlwe::mod_down(*context_, std::move(products[0]));
+  out.parts.push_back(std::move(c0));
+  out.parts.push_back(rlwe::mod_down(*context_, std::move(products[1])));
+  return out;
+}
+
+Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
+                                   const rlwe::GaloisKeys& keys) const {
+  check(a, "apply_galois");
+  check_keys(keys, "apply_galois");
+  if (a.size() != 2) throw InvalidArgument("apply_galois: relinearize the ciphertext first");
+  (void)keys.at(galois_element);
+  return rotate_single(a, galois_element, keys);
+}
+
+Ciphertext Evaluator::rotate(const Ciphertext& a, int64_t step,
+                             const rlwe::GaloisKeys& keys) const {
+  check(a, "rotate");
+  check_keys(keys, "rotate");
+  if (a.size() != 2) throw InvalidArgument("rotate: relinearize the ciphertext first");
+  const int64_t slots = static_cast<int64_t>(a.slots != 0 ? a.slots : context_->degree() / 2);
+  int64_t reduced = step % slots;
+  if (reduced < 0) reduced += slots;
+  if (reduced == 0) return a.clone();
+  const uint64_t g = context_->galois_element_for_step(reduced);
+  if (keys.has(g)) return rotate_single(a, g, keys);
+  // Compose from power-of-two steps; check all keys first so a failure
+  // happens before any work.
+  std::vector<uint64_t> elements;
+  for (int64_t bit = 1; bit < slots; bit <<= 1) {
+    if ((reduced & bit) == 0) continue;
+    const uint64_t element = context_->galois_element_for_step(bit);
+    if (!keys.has(element)) {
+      throw InvalidArgument("rotate: no Galois key for step " + std::to_string(step) +
+                            ", and it cannot be composed: the key for step " + std::to_string(bit) +
+                            " is missing too (generate power-of-two steps or this step)");
+    }
+    elements.push_back(element);
+  }
+  Ciphertext out = rotate_single(a, elements[0], keys);
+  for (std::size_t i = 1; i < elements.size(); ++i)
+    out = rotate_single(out, elements[i], keys);
+  return out;
+}
+
+Ciphertext Evaluator::conjugate(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {
+  return apply_galois(a, context_->conjugation_galois_element(), keys);
+}
+
+std::vector<Ciphertext> Evaluator::rotate_hoisted(const Ciphertext& a,
+                                                  std::span<const int64_t> steps,
+                                                  const rlwe::GaloisKeys& keys) const {
+  check(a, "rotate_hoisted");
+  check_keys(keys, "rotate_hoisted");
+  if (a.size() != 2) throw InvalidArgument("rotate_hoisted: relinearize the ciphertext first");
+  const int64_t slots = static_cast<int64_t>(a.slots != 0 ? a.slots : context_->degree() / 2);
+  std::vector<uint64_t> elements;
+  for (int64_t step : steps) {
+    int64_t reduced = step % slots;
+    if (reduced < 0) reduced += slots;
+    const uint64_t g = context_->galois_element_for_step(reduced);
+    if (g != 1) (void)keys.at(g);  // every key must be present before any work
+    elements.push_back(g);
+  }
+  const rlwe::DecomposedPoly digits = rlwe::decompose(*context_, a.parts[1]);
+  std::vector<Ciphertext> out(steps.size());
+  // Rotations are independent: the coarsest grain to spread over threads.
+  parallel_for(0, elements.size(), [&](std::size_t i) {
+    const uint64_t g = elements[i];
+    if (g == 1) {
+      out[i] = a.clone();
+      return;
+    }
+    auto products = rlwe::inner_product(*context_, digits, keys.at(g), g);
+    Ciphertext rotated;
+    rotated.scale = a.scale;
+    rotated.slots = a.slots;
+    rotated.needs_rescale = a.needs_rescale;
+    ring::RnsPoly c0 = a.parts[0].automorphism(g);
+    c0 += rlwe::mod_down(*context_, std::move(products[0]));
+    rotated.parts.push_back(std::move(c0));
+    rotated.parts.push_back(rlwe::mod_down(*context_, std::move(products[1])));
+    out[i] = std::move(rotated);
+  });
+  return out;
+}
+
+Ciphertext Evaluator::sum_slots(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {
+  check(a, "sum_slots");
+  const std::size_t slots = a.slots != 0 ? a.slots : context_->degree() / 2;
+  Ciphertext out = a.clone();
+  for (std::size_t step = 1; step < slots; step <<= 1) {
+    add_inplace(out, rotate(out, static_cast<int64_t>(step), keys));
+  }
+  return out;
+}
+
+}  // namespace heft::ckks

@@ -1,0 +1,243 @@
+// Tests for rlwe/: security table and parameter validation, and the key-
+// switching identity d0 + d1 s = c s' + small, checked by computing both sides
+// and bounding the centered difference, for every dnum from 1 to L.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "heft/math/primes.hpp"
+#include "heft/ring/prng.hpp"
+#include "heft/ring/samplers.hpp"
+#include "heft/rlwe/context.hpp"
+#include "heft/rlwe/encryptor.hpp"
+#include "heft/rlwe/key_switching.hpp"
+#include "heft/rlwe/keys.hpp"
+#include "heft/rlwe/parameters.hpp"
+#include "heft/rlwe/security.hpp"
+#include "heft/util/error.hpp"
+
+namespace heft::rlwe {
+namespace {
+
+struct TableRow {
+  uint64_t degree;
+  int bits[3];
+};
+const TableRow kTable[] = {{1024, {27, 19, 14}},       {2048, {54, 37, 29}},
+                           {4096, {109, 75, 58}},      {8192, {218, 152, 118}},
+                           {16384, {438, 305, 237}},   {32768, {881, 611, 476}},
+                           {65536, {1747, 1199, 929}}, {131072, {3523, 2411, 1866}}};
+
+// A chain of primes with exactly `total` bits: 60-bit primes and at most two
+// smaller ones, none below 30 bits (so that enough NTT primes exist for N).
+std::vector<int> bits_summing_to(int total) {
+  if (total <= 60) return {total};
+  std::vector<int> bits(total / 60, 60);
+  const int rest = total % 60;
+  if (rest >= 30) {
+    bits.push_back(rest);
+  } else if (rest > 0) {
+    bits.back() = 60 + rest - 30;
+    bits.push_back(30);
+  }
+  return bits;
+}
+
+TEST(Security, EveryTableRowAcceptedAtItsBoundAndRefusedAbove) {
+  const SecurityLevel levels[] = {SecurityLevel::classic128, SecurityLevel::classic192,
+                                  SecurityLevel::classic256};
+  for (const TableRow& row : kTable) {
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(max_log_qp(row.degree, levels[i]), row.bits[i]);
+      EXPECT_NO_THROW(check_security(row.degree, row.bits[i], levels[i]));
+      EXPECT_THROW(check_security(row.degree, row.bits[i] + 1, levels[i]), InvalidArgument);
+    }
+  }
+  EXPECT_NO_THROW(check_security(1024, 10000, SecurityLevel::none));
+  EXPECT_THROW((void)max_log_qp(512, SecurityLevel::classic128), InvalidArgument);
+}
+
+TEST(Security, ParameterSetsAtTheBoundValidateAndOneBitMoreIsRefused) {
+  // Real prime chains through Parameters::validate, 128-bit rows up to 2^15
+  // (the larger rows need hundreds of primes; the table check above covers them).
+  for (const TableRow& row : kTable) {
+    if (row.degree > 32768) continue;
+    const int bound = row.bits[0];
+    const auto bits = bits_summing_to(bound);
+    Parameters ok = make_parameters(row.degree, bits, {}, 0, SecurityLevel::classic128);
+    EXPECT_EQ(ok.total_bits(), bound);
+    auto too_many = bits_summing_to(bound + 1);
+    EXPECT_THROW(make_parameters(row.degree, too_many, {}, 0, SecurityLevel::classic128),
+                 InvalidArgument)
+        << "N=" << row.degree;
+    try {
+      make_parameters(row.degree, too_many, {}, 0, SecurityLevel::classic128);
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::to_string(bound)), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Parameters, ValidationRejectsBadSets) {
+  Parameters p = make_parameters(8192, {50, 40}, {50}, 0, SecurityLevel::classic128);
+  EXPECT_EQ(p.digit_count(), 2u);
+  Parameters bad = p;
+  bad.degree = 3000;
+  EXPECT_THROW(bad.validate(), InvalidArgument);
+  bad = p;
+  bad.ciphertext_moduli.push_back(p.ciphertext_moduli[0]);
+  EXPECT_THROW(bad.validate(), InvalidArgument);  // repeated prime
+  bad = p;
+  bad.ciphertext_moduli[1] += 2;
+  EXPECT_THROW(bad.validate(), InvalidArgument);  // not an NTT prime
+  bad = p;
+  bad.dnum = 3;
+  EXPECT_THROW(bad.validate(), InvalidArgument);  // more digits than primes
+  bad = p;
+  bad.secret = {SecretKind::sparse_ternary, 0};
+  EXPECT_THROW(bad.validate(), InvalidArgument);
+  bad = p;
+  bad.ciphertext_moduli.clear();
+  EXPECT_THROW(bad.validate(), InvalidArgument);
+}
+
+// Centered residue of x mod q as a double.
+double centered(uint64_t x, uint64_t q) {
+  return x > q / 2 ? -static_cast<double>(q - x) : static_cast<double>(x);
+}
+
+// Max |d0 + d1 s - c s'| over all coefficients and towers (coefficient form).
+double switch_error(const Context& context, const SecretKey& sk, const ring::RnsPoly& c,
+                    const ring::RnsPoly& s_prime, const std::array<ring::RnsPoly, 2>& d) {
+  const std::size_t towers = c.tower_count();
+  ring::RnsPoly s = sk.q_part().clone();
+  s.drop_last_towers(s.tower_count() - towers);
+  ring::RnsPoly sp = s_prime.clone();
+  sp.drop_last_towers(sp.tower_count() - towers);
+  ring::RnsPoly lhs = d[1] * s;
+  lhs += d[0];
+  lhs -= c * sp;
+  lhs.intt();
+  double worst = 0;
+  for (std::size_t t = 0; t < towers; ++t) {
+    const uint64_t q = lhs.modulus(t).value();
+    for (uint64_t x : lhs.tower(t))
+      worst = std::max(worst, std::abs(centered(x, q)));
+  }
+  (void)context;
+  return worst;
+}
+
+TEST(KeySwitching, IdentityHoldsForEveryDnumAndLevel) {
+  const uint64_t n = 2048;
+  const std::vector<int> ciphertext_bits = {50, 40, 40, 40, 40};
+  for (std::size_t dnum = 1; dnum <= ciphertext_bits.size(); ++dnum) {
+    const std::size_t alpha = (ciphertext_bits.size() + dnum - 1) / dnum;
+    std::vector<int> special_bits(alpha, 55);  // P larger than any digit
+    auto context = Context::create(
+        make_parameters(n, ciphertext_bits, special_bits, dnum, SecurityLevel::none));
+    KeyGenerator keygen(context);
+    const RelinKey relin = keygen.create_relin_key();
+    const ring::RnsPoly s2 = keygen.secret_key().q_part() * keygen.secret_key().q_part();
+    ring::Prng prng = ring::Prng::from_os_entropy();
+    for (std::size_t level : {context->max_level(), std::size_t{2}, std::size_t{0}}) {
+      ring::RnsPoly c(context->ciphertext_ring(), level + 1, ring::Form::ntt);
+      ring::sample_uniform(prng, c);
+      const auto d = switch_key(*context, c, relin.key);
+      const double error = switch_error(*context, keygen.secret_key(), c, s2, d);
+      std::printf("dnum=%zu level=%zu: key-switching error 2^%.1f\n", dnum, level,
+                  std::log2(error + 1));
+      // Error ~ sum over digits of |digit| * |e| / P + rounding: far below 2^30.
+      EXPECT_LT(error, std::ldexp(1.0, 30)) << "dnum=" << dnum << " level=" << level;
+      EXPECT_GT(error, 0.0);  // some noise must be present: the check is not vacuous
+    }
+  }
+}
+
+TEST(KeySwitching, HoistedInnerProductWithAutomorphismMatchesRotatedInput) {
+  auto context =
+      Context::create(make_parameters(1024, {50, 40, 40}, {55, 55}, 2, SecurityLevel::none));
+  KeyGenerator keygen(context);
+  const int64_t steps[] = {1, 5, -3};
+  const GaloisKeys keys = keygen.create_galois_keys(steps, true);
+  ring::Prng prng = ring::Prng::from_os_entropy();
+  ring::RnsPoly c(context->ciphertext_ring(), 3, ring::Form::ntt);
+  ring::sample_uniform(prng, c);
+  const DecomposedPoly digits = decompose(*context, c);
+  for (uint64_t g : keys.elements()) {
+    auto products = inner_product(*context, digits, keys.at(g), g);
+    std::array<ring::RnsPoly, 2> d = {mod_down(*context, std::move(products[0])),
+                                      mod_down(*context, std::move(products[1]))};
+    // d0 + d1 s = sigma(c) * sigma(s) + small.
+    const ring::RnsPoly sigma_c = c.automorphism(g);
+    const ring::RnsPoly sigma_s = keygen.secret_key().q_part().automorphism(g);
+    const double error = switch_error(*context, keygen.secret_key(), sigma_c, sigma_s, d);
+    EXPECT_LT(error, std::ldexp(1.0, 30)) << "g=" << g;
+  }
+}
+
+TEST(Encryption, PublicAndSecretKeyAndSeededDecryptToTheMessage) {
+  auto context = Context::create(make_parameters(2048, {50, 40, 40}, {55}, 0, SecurityLevel::none));
+  KeyGenerator keygen(context);
+  const PublicKey pk = keygen.create_public_key();
+  ring::Prng prng = ring::Prng::from_os_entropy();
+  std::vector<int64_t> message(2048);
+  for (std::size_t i = 0; i < message.size(); ++i)
+    message[i] = static_cast<int64_t>(i * 7919 % 200001) - 100000;
+  for (std::size_t level : {std::size_t{2}, std::size_t{0}}) {
+    Plaintext plain;
+    plain.poly = ring::RnsPoly(context->ciphertext_ring(), level + 1);
+    plain.poly.set_coefficients(message);
+    plain.poly.ntt();
+    const Encryptor public_encryptor(pk);
+    const Encryptor secret_encryptor(keygen.secret_key());
+    const Decryptor decryptor(keygen.secret_key());
+    const SeededCiphertext seeded = secret_encryptor.encrypt_seeded(plain);
+    const Ciphertext ciphertexts[] = {public_encryptor.encrypt(plain),
+                                      secret_encryptor.encrypt(plain),
+                                      expand_seeded(*context, seeded)};
+    for (std::size_t which = 0; which < 3; ++which) {
+      const Ciphertext& ct = ciphertexts[which];
+      ASSERT_EQ(ct.level(), level);
+      Plaintext decrypted = decryptor.decrypt(ct);
+      decrypted.poly.intt();
+      double worst = 0;
+      for (std::size_t t = 0; t <= level; ++t) {
+        const uint64_t q = decrypted.poly.modulus(t).value();
+        for (std::size_t k = 0; k < message.size(); ++k) {
+          worst = std::max(worst, std::abs(centered(decrypted.poly.tower(t)[k], q) - message[k]));
+        }
+      }
+      // Public key: e0 + e u + e1 s, two sums of N products of sigma-3.19
+      // errors with ternaries: far below 12 sigma sqrt(N). Secret key: e alone,
+      // bounded by the sampler at 19.
+      const double bound = which == 0 ? 12 * 3.19 * std::sqrt(2048.0) : 19.0;
+      EXPECT_LE(worst, bound) << "encryption mode " << which;
+      EXPECT_GT(worst, 0.0);
+    }
+  }
+  // Seeded expansion is deterministic.
+  Plaintext plain;
+  plain.poly = ring::RnsPoly(context->ciphertext_ring(), 3, ring::Form::ntt);
+  const SeededCiphertext seeded = Encryptor(keygen.secret_key()).encrypt_seeded(plain);
+  EXPECT_TRUE(expand_seeded(*context, seeded).parts[1] == expand_seeded(*context, seeded).parts[1]);
+}
+
+TEST(Encryption, RefusesObjectsOfAnotherContext) {
+  auto params = make_parameters(1024, {40, 30}, {50}, 0, SecurityLevel::none);
+  auto context_a = Context::create(params);
+  auto context_b = Context::create(params);
+  KeyGenerator keygen_a(context_a);
+  Plaintext plain_b;
+  plain_b.poly = ring::RnsPoly(context_b->ciphertext_ring(), 2, ring::Form::ntt);
+  EXPECT_THROW((void)Encryptor(keygen_a.secret_key()).encrypt(plain_b), MismatchError);
+  KeyGenerator keygen_b(context_b);
+  Ciphertext ct_b = Encryptor(keygen_b.secret_key()).encrypt(plain_b);
+  EXPECT_THROW((void)Decryptor(keygen_a.secret_key()).decrypt(ct_b), MismatchError);
+  EXPECT_THROW(KeyGenerator(context_a, keygen_b.secret_key()), MismatchError);
+}
+
+}  // namespace
+}  // namespace heft::rlwe
