@@ -181,6 +181,23 @@ void BaseConverter::convert_block(const uint64_t* input, uint64_t* output, std::
                                   uint64_t* alphas) const {
   const std::size_t source_count = from_.size(), target_count = to_.size();
 
+  if (source_count == 1 && mode == Mode::approximate) {
+    // One source prime (hybrid key switching with one prime per digit, as in
+    // SEAL's parameters): Q/q = 1, so the conversion is x mod p_j, a plain
+    // vector reduction, or a copy when q < p_j.
+    const uint64_t q = from_[0].value();
+    const std::span<const uint64_t> x(input + begin, count);
+    for (std::size_t j = 0; j < target_count; ++j) {
+      const std::span<uint64_t> out(output + j * degree + begin, count);
+      if (q <= to_[j].value()) {
+        std::copy(x.begin(), x.end(), out.begin());
+      } else {
+        math::reduce_any(x, out, to_[j]);
+      }
+    }
+    return;
+  }
+
   // y_i = [x_i * (Q/q_i)^-1]_{q_i}, stored with stride `count` per tower.
   for (std::size_t i = 0; i < source_count; ++i) {
     math::mul_scalar_mod({input + i * degree + begin, count}, from_.punctured_inverse(i),

@@ -86,6 +86,8 @@ Ciphertext Encryptor::encrypt(const Plaintext& plain) const {
     ring::RnsPoly c1 = first_towers(public_key_->a, towers);
     c1 *= u;
     c1 += gaussian_poly(*context_, prng, towers);
+    c0.mark_public();
+    c1.mark_public();
     ct.parts.push_back(std::move(c0));
     ct.parts.push_back(std::move(c1));
     return ct;
@@ -112,6 +114,7 @@ SeededCiphertext Encryptor::encrypt_seeded(const Plaintext& plain) const {
   out.c0.negate();
   out.c0 += gaussian_poly(*context_, prng, towers);
   out.c0 += plain.poly;
+  out.c0.mark_public();
   return out;
 }
 

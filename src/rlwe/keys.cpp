@@ -108,6 +108,7 @@ PublicKey KeyGenerator::create_public_key() const {
   pk.b = pk.a * secret_key_.q_part();
   pk.b.negate();
   pk.b += e.q;
+  pk.b.mark_public();
   return pk;
 }
 
@@ -139,6 +140,8 @@ KeySwitchKey KeyGenerator::create_switch_key(const ring::RnsPoly& s_prime_q,
                            b.q.tower(t), q);
     }
     (void)s_prime_p;  // s' only enters modulo the ciphertext primes
+    b.q.mark_public();
+    b.p.mark_public();
     key.b.push_back(std::move(b));
     key.a.push_back(std::move(a));
   }

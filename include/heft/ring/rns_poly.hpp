@@ -110,6 +110,10 @@ class RnsPoly {
   void automorphism(uint64_t galois_element, RnsPoly& out) const;
 
   void mark_secret() noexcept { secret_ = true; }
+  // Declares a value derived from secrets safe to release without wiping:
+  // ciphertexts and public/evaluation keys (their security rests on RLWE, not
+  // on being erased).
+  void mark_public() noexcept { secret_ = false; }
   [[nodiscard]] bool is_secret() const noexcept { return secret_; }
   // Zeroes the storage (values become 0) in a way the compiler cannot elide.
   void wipe() noexcept { storage_.wipe(); }

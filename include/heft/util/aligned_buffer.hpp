@@ -3,16 +3,21 @@
 // Polynomials and precomputed tables live in these so that vector kernels can
 // use aligned loads and one allocation holds a whole RNS polynomial. Moving is
 // cheap; copying is explicit (clone()) so hidden copies of large data cannot
-// slip into hot code.
+// slip into hot code. Storage comes from the memory pool (memory_pool.hpp),
+// so hot loops that allocate and free the same sizes do not hit the kernel.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <new>
+
+#include <string.h>  // explicit_bzero (glibc)
 #include <span>
 #include <type_traits>
+
 #include <utility>
+#include "heft/util/memory_pool.hpp"
 
 namespace heft {
 
@@ -26,11 +31,15 @@ class AlignedBuffer {
   AlignedBuffer() = default;
 
   // Allocates `size` zero-initialised elements.
-  explicit AlignedBuffer(std::size_t size) : size_(size) {
-    if (size_ == 0) return;
-    data_ =
-        static_cast<T*>(::operator new[](size_ * sizeof(T), std::align_val_t{kBufferAlignment}));
-    std::memset(static_cast<void*>(data_), 0, size_ * sizeof(T));
+  explicit AlignedBuffer(std::size_t size) : AlignedBuffer(size, Uninitialized{}) {
+    if (size_ != 0) std::memset(static_cast<void*>(data_), 0, size_ * sizeof(T));
+  }
+
+  // Allocates `size` elements without initialising them, for buffers that are
+  // written in full before they are read.
+  struct Uninitialized {};
+  AlignedBuffer(std::size_t size, Uninitialized) : size_(size) {
+    if (size_ != 0) data_ = static_cast<T*>(pool_allocate(size_ * sizeof(T)));
   }
 
   AlignedBuffer(AlignedBuffer&& other) noexcept
@@ -51,7 +60,7 @@ class AlignedBuffer {
   ~AlignedBuffer() { release(); }
 
   [[nodiscard]] AlignedBuffer clone() const {
-    AlignedBuffer copy(size_);
+    AlignedBuffer copy(size_, Uninitialized{});
     if (size_ != 0) std::memcpy(static_cast<void*>(copy.data_), data_, size_ * sizeof(T));
     return copy;
   }
@@ -80,7 +89,7 @@ class AlignedBuffer {
 
  private:
   void release() noexcept {
-    if (data_ != nullptr) ::operator delete[](data_, std::align_val_t{kBufferAlignment});
+    if (data_ != nullptr) pool_release(data_, size_ * sizeof(T));
     data_ = nullptr;
     size_ = 0;
   }

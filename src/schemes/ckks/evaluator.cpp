@@ -252,6 +252,19 @@ void Evaluator::add_or_sub(Ciphertext& a, const Ciphertext& b_in, bool subtract,
                            const char* operation) const {
   check(a, operation);
   check(b_in, operation);
+  if (a.level() == b_in.level() && same_scale(a.scale, b_in.scale) &&
+      a.needs_rescale == b_in.needs_rescale && a.size() >= b_in.size()) {
+    // Already aligned (the common case): work in place, no copies. The checks
+    // above guarantee the part operations below cannot fail half-way.
+    for (std::size_t i = 0; i < b_in.parts.size(); ++i) {
+      if (subtract) {
+        a.parts[i] -= b_in.parts[i];
+      } else {
+        a.parts[i] += b_in.parts[i];
+      }
+    }
+    return;
+  }
   Ciphertext b = b_in.clone();
   Ciphertext result = a.clone();
   align(result, b, operation);

@@ -1,0 +1,27 @@
+// A process-wide cache of freed 64-byte-aligned blocks, by exact size.
+//
+// Homomorphic operations allocate and free the same few sizes (one tower,
+// one polynomial, one ciphertext) over and over. Through malloc, blocks of
+// that size are mmap-ed and unmapped each time, so every operation pays page
+// faults and kernel page zeroing: that, not arithmetic, dominated light
+// operations such as ciphertext addition (OpenFHE has the same problem). The
+// pool keeps freed blocks and hands them out again. It holds at most
+// pool_limit_bytes() (HEFT_POOL_LIMIT_MB, default 2048 MiB) of idle memory;
+// beyond that blocks go back to the system.
+#pragma once
+
+#include <cstddef>
+
+namespace heft {
+
+// Returns a block of at least `bytes` bytes aligned to 64 (contents undefined).
+void* pool_allocate(std::size_t bytes);
+// Gives back a block from pool_allocate of the same size.
+void pool_release(void* block, std::size_t bytes) noexcept;
+// Idle bytes the pool may keep, and the bytes it keeps now.
+std::size_t pool_limit_bytes() noexcept;
+std::size_t pool_idle_bytes() noexcept;
+// Returns every idle block to the system.
+void pool_trim() noexcept;
+
+}  // namespace heft

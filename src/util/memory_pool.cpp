@@ -1,0 +1,101 @@
+// Size-keyed free lists behind AlignedBuffer (see memory_pool.hpp for why).
+#include "heft/util/memory_pool.hpp"
+
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+#include <vector>
+
+namespace heft {
+namespace {
+
+constexpr std::size_t kAlignment = 64;
+// Small blocks are cheap for malloc and would only clutter the pool.
+constexpr std::size_t kMinPooledBytes = 16 * 1024;
+
+std::size_t limit_from_environment() {
+  if (const char* env = std::getenv("HEFT_POOL_LIMIT_MB"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    const unsigned long long mb = std::strtoull(env, &end, 10);
+    if (end != nullptr && *end == '\0') return static_cast<std::size_t>(mb) << 20;
+  }
+  return std::size_t{2048} << 20;
+}
+
+struct Pool {
+  std::mutex mutex;
+  std::unordered_map<std::size_t, std::vector<void*>> free_blocks;
+  std::size_t idle_bytes = 0;
+  std::size_t limit = limit_from_environment();
+
+  ~Pool() { trim(); }
+
+  void trim() noexcept {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto& [bytes, blocks] : free_blocks) {
+      for (void* block : blocks)
+        ::operator delete[](block, std::align_val_t{kAlignment});
+    }
+    free_blocks.clear();
+    idle_bytes = 0;
+  }
+};
+
+Pool& pool() {
+  // Never destroyed before its last user: leaked on purpose at exit, after
+  // static AlignedBuffers that may release into it.
+  static Pool* instance = new Pool();
+  return *instance;
+}
+
+}  // namespace
+
+void* pool_allocate(std::size_t bytes) {
+  if (bytes >= kMinPooledBytes) {
+    Pool& p = pool();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    auto it = p.free_blocks.find(bytes);
+    if (it != p.free_blocks.end() && !it->second.empty()) {
+      void* block = it->second.back();
+      it->second.pop_back();
+      p.idle_bytes -= bytes;
+      return block;
+    }
+  }
+  return ::operator new[](bytes, std::align_val_t{kAlignment});
+}
+
+void pool_release(void* block, std::size_t bytes) noexcept {
+  if (block == nullptr) return;
+  if (bytes >= kMinPooledBytes) {
+    Pool& p = pool();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    if (p.idle_bytes + bytes <= p.limit) {
+      try {
+        p.free_blocks[bytes].push_back(block);
+        p.idle_bytes += bytes;
+        return;
+      } catch (...) {
+        // Out of memory for the bookkeeping: free the block instead.
+      }
+    }
+  }
+  ::operator delete[](block, std::align_val_t{kAlignment});
+}
+
+std::size_t pool_limit_bytes() noexcept {
+  return pool().limit;
+}
+
+std::size_t pool_idle_bytes() noexcept {
+  Pool& p = pool();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  return p.idle_bytes;
+}
+
+void pool_trim() noexcept {
+  pool().trim();
+}
+
+}  // namespace heft
