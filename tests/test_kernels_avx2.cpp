@@ -168,25 +168,33 @@ TEST(Avx2Ntt, MisalignedData) {
 TEST(Avx2Ntt, OtherRoundingModes) {
   SKIP_WITHOUT_AVX2();
   std::mt19937_64 rng(4);
-  const uint64_t n = 1024;
-  const Modulus q = generate_ntt_primes(50, n, 1)[0];
-  const NttTables tables(n, q);
-  const Vec input = random_below(n, 4 * q.value(), rng), b = random_below(n, q.value(), rng);
-  Vec forward = input, product(n), scaled(n);
-  ntt_forward(forward, tables, Isa::scalar);
-  mul_mod(std::span<const uint64_t>(forward), b, product, q, Isa::scalar);
-  mul_scalar_mod(forward, b[0], scaled, q, Isa::scalar);
-  const int saved = std::fegetround();
-  for (int mode : {FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD}) {
-    ASSERT_EQ(std::fesetround(mode), 0);
-    Vec v = input, p(n), s(n);
-    ntt_forward(v, tables, Isa::avx2);
-    mul_mod(std::span<const uint64_t>(v), b, p, q, Isa::avx2);
-    mul_scalar_mod(v, b[0], s, q, Isa::avx2);
-    std::fesetround(saved);
-    EXPECT_EQ(v, forward) << "rounding mode " << mode;
-    EXPECT_EQ(p, product) << "rounding mode " << mode;
-    EXPECT_EQ(s, scaled) << "rounding mode " << mode;
+  for (uint64_t n : {uint64_t{8}, uint64_t{1024}}) {
+    for (int bits : {30, 50}) {
+      const Modulus q = generate_ntt_primes(bits, n, 1)[0];
+      const NttTables tables(n, q);
+      const Vec input = random_below(n, 4 * q.value(), rng), b = random_below(n, q.value(), rng);
+      Vec forward = input, inverse = b, product(n), scaled(n);
+      ntt_forward(forward, tables, Isa::scalar);
+      ntt_inverse(inverse, tables, Isa::scalar);
+      mul_mod(std::span<const uint64_t>(forward), b, product, q, Isa::scalar);
+      mul_scalar_mod(forward, b[0], scaled, q, Isa::scalar);
+      const int saved = std::fegetround();
+      for (int mode : {FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD}) {
+        ASSERT_EQ(std::fesetround(mode), 0);
+        Vec v = input, u = b, p(n), s(n);
+        ntt_forward(v, tables, Isa::avx2);
+        ntt_inverse(u, tables, Isa::avx2);
+        mul_mod(std::span<const uint64_t>(v), b, p, q, Isa::avx2);
+        mul_scalar_mod(v, b[0], s, q, Isa::avx2);
+        std::fesetround(saved);
+        const std::string where =
+            "rounding mode " + std::to_string(mode) + ", N = " + std::to_string(n);
+        EXPECT_EQ(v, forward) << where;
+        EXPECT_EQ(u, inverse) << where;
+        EXPECT_EQ(p, product) << where;
+        EXPECT_EQ(s, scaled) << where;
+      }
+    }
   }
 }
 
@@ -413,6 +421,34 @@ TEST(Avx2Eltwise, Misaligned) {
             << "fma_scalar_mod " << where;
         EXPECT_EQ(out_buffer[out_offset + n], 7u) << "wrote past the end, " << where;
       }
+    }
+  }
+}
+
+// Under a non-default rounding mode the integer paths also serve q < 2^50,
+// down to tiny moduli: check them against int128 there.
+TEST(Avx2Eltwise, IntegerPathForSmallModuli) {
+  SKIP_WITHOUT_AVX2();
+  std::mt19937_64 rng(23);
+  const std::size_t n = 101;
+  const int saved = std::fegetround();
+  for (uint64_t qv : test_moduli()) {
+    const Modulus q(qv);
+    const Vec a = operand(n, qv, rng), b = operand(n, qv, rng), c = operand(n, qv, rng);
+    const uint64_t w = rng() % qv;
+    Vec product(n), fma(n), scaled(n), scaled_fma(n);
+    ASSERT_EQ(std::fesetround(FE_TOWARDZERO), 0);
+    mul_mod(a, b, product, q, Isa::avx2);
+    fma_mod(a, b, c, fma, q, Isa::avx2);
+    mul_scalar_mod(a, w, scaled, q, Isa::avx2);
+    fma_scalar_mod(a, w, c, scaled_fma, q, Isa::avx2);
+    std::fesetround(saved);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(product[i], uint64_t(u128(a[i]) * b[i] % qv)) << "mul_mod q = " << qv;
+      ASSERT_EQ(fma[i], uint64_t((u128(a[i]) * b[i] + c[i]) % qv)) << "fma_mod q = " << qv;
+      ASSERT_EQ(scaled[i], uint64_t(u128(a[i]) * w % qv)) << "mul_scalar_mod q = " << qv;
+      ASSERT_EQ(scaled_fma[i], uint64_t((u128(a[i]) * w + c[i]) % qv))
+          << "fma_scalar_mod q = " << qv;
     }
   }
 }
