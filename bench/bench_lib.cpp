@@ -1,0 +1,198 @@
+// bench_lib: scheme operations, named like OpenFHE's lib-benchmark
+// (CKKSrns_MultRelin, ...) with the parameter set after a slash:
+//   seal-n16384     N=16384, 8 ciphertext primes of 48-49 bits + 1 special (SEAL's set)
+//   seal-n32768     N=32768, 15 x 55-bit + 1 special
+//   openfhe-n16384  N=16384, 60 + 10 x 50 bits, 4 special 60-bit primes, dnum 3
+//                   (beyond the 128-bit bound at this N, as in OpenFHE's own run)
+//   openfhe-n65536  N=65536, the same primes
+// Run single-threaded to compare with ../shared/ANCHORS.md:
+//   HEFT_NUM_THREADS=1 build/bench/bench_lib --benchmark_repetitions=5 \
+//       --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include <complex>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "heft/math/kernels.hpp"
+#include "heft/rlwe/encryptor.hpp"
+#include "heft/rlwe/keys.hpp"
+#include "heft/schemes/ckks/encoder.hpp"
+#include "heft/schemes/ckks/evaluator.hpp"
+
+namespace {
+
+using heft::rlwe::Ciphertext;
+using heft::rlwe::Plaintext;
+
+struct ParameterSet {
+  const char* name;
+  uint64_t degree;
+  std::vector<int> ciphertext_bits;
+  std::vector<int> special_bits;
+  std::size_t dnum;
+  int scale_bits;
+  heft::rlwe::SecurityLevel security;
+};
+
+std::vector<ParameterSet> parameter_sets() {
+  using heft::rlwe::SecurityLevel;
+  std::vector<int> openfhe_bits(11, 50);
+  openfhe_bits[0] = 60;
+  return {
+      {"seal-n16384",
+       16384,
+       {48, 48, 48, 49, 49, 49, 49, 49},
+       {49},
+       8,
+       40,
+       SecurityLevel::classic128},
+      {"seal-n32768", 32768, std::vector<int>(15, 55), {55}, 15, 40, SecurityLevel::classic128},
+      {"openfhe-n16384", 16384, openfhe_bits, {60, 60, 60, 60}, 3, 50, SecurityLevel::none},
+      {"openfhe-n65536", 65536, openfhe_bits, {60, 60, 60, 60}, 3, 50, SecurityLevel::classic128},
+  };
+}
+
+// Keys and operands for one parameter set, built once and shared by its rows.
+struct CkksSetup {
+  explicit CkksSetup(const ParameterSet& set) {
+    auto params = heft::rlwe::make_parameters(set.degree, set.ciphertext_bits, set.special_bits,
+                                              set.dnum, set.security);
+    params.scale = std::ldexp(1.0, set.scale_bits);
+    context = heft::rlwe::Context::create(params);
+    keygen = std::make_unique<heft::rlwe::KeyGenerator>(context);
+    public_key = keygen->create_public_key();
+    relin = keygen->create_relin_key();
+    const std::vector<int64_t> steps = {1, 2, 3, 4, 5, 6, 7, 8};
+    galois = keygen->create_galois_keys(steps);
+    encoder = std::make_unique<heft::ckks::Encoder>(context);
+    evaluator = std::make_unique<heft::ckks::Evaluator>(context);
+    std::mt19937_64 rng(1);
+    std::uniform_real_distribution<double> dist(-1, 1);
+    values.resize(set.degree / 2);
+    for (auto& v : values)
+      v = {dist(rng), dist(rng)};
+    const std::size_t top = context->max_level();
+    plain = encoder->encode(values, evaluator->scale_at(top), top);
+    heft::rlwe::Encryptor encryptor(public_key);
+    a = encryptor.encrypt(plain);
+    b = encryptor.encrypt(plain);
+  }
+  std::shared_ptr<const heft::rlwe::Context> context;
+  std::unique_ptr<heft::rlwe::KeyGenerator> keygen;
+  heft::rlwe::PublicKey public_key;
+  heft::rlwe::RelinKey relin;
+  heft::rlwe::GaloisKeys galois;
+  std::unique_ptr<heft::ckks::Encoder> encoder;
+  std::unique_ptr<heft::ckks::Evaluator> evaluator;
+  std::vector<std::complex<double>> values;
+  Plaintext plain;
+  Ciphertext a, b;
+};
+
+CkksSetup& setup_for(const ParameterSet& set) {
+  static std::map<std::string, std::unique_ptr<CkksSetup>> cache;
+  auto& slot = cache[set.name];
+  if (!slot) slot = std::make_unique<CkksSetup>(set);
+  return *slot;
+}
+
+void register_ckks(const ParameterSet& set) {
+  const std::string suffix = std::string("/") + set.name;
+  auto reg = [&](const char* name, auto body) {
+    benchmark::RegisterBenchmark((std::string("CKKSrns_") + name + suffix).c_str(),
+                                 [set, body](benchmark::State& state) {
+                                   CkksSetup& s = setup_for(set);
+                                   body(state, s);
+                                 })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  };
+  reg("KeyGen", [](benchmark::State& state, CkksSetup& s) {
+    for (auto _ : state) {
+      heft::rlwe::KeyGenerator keygen(s.context);
+      benchmark::DoNotOptimize(keygen.create_public_key());
+    }
+  });
+  reg("MultKeyGen", [](benchmark::State& state, CkksSetup& s) {
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.keygen->create_relin_key());
+  });
+  reg("EvalAtIndexKeyGen", [](benchmark::State& state, CkksSetup& s) {
+    const std::vector<int64_t> one_step = {1};
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.keygen->create_galois_keys(one_step));
+  });
+  reg("Encryption", [](benchmark::State& state, CkksSetup& s) {
+    heft::rlwe::Encryptor encryptor(s.public_key);
+    for (auto _ : state)
+      benchmark::DoNotOptimize(encryptor.encrypt(s.plain));
+  });
+  reg("Decryption", [](benchmark::State& state, CkksSetup& s) {
+    heft::rlwe::Decryptor decryptor(s.keygen->secret_key());
+    for (auto _ : state)
+      benchmark::DoNotOptimize(decryptor.decrypt(s.a));
+  });
+  reg("Encode", [](benchmark::State& state, CkksSetup& s) {
+    const std::size_t top = s.context->max_level();
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(s.encoder->encode(s.values, s.evaluator->scale_at(top), top));
+    }
+  });
+  reg("Decode", [](benchmark::State& state, CkksSetup& s) {
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.encoder->decode(s.plain));
+  });
+  reg("Add", [](benchmark::State& state, CkksSetup& s) {
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->add(s.a, s.b));
+  });
+  reg("MultNoRelin", [](benchmark::State& state, CkksSetup& s) {
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->multiply(s.a, s.b));
+  });
+  reg("MultRelin", [](benchmark::State& state, CkksSetup& s) {
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->multiply(s.a, s.b, s.relin));
+  });
+  reg("MultRelinRescale", [](benchmark::State& state, CkksSetup& s) {
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(s.evaluator->rescale(s.evaluator->multiply(s.a, s.b, s.relin)));
+    }
+  });
+  reg("Relin", [](benchmark::State& state, CkksSetup& s) {
+    const Ciphertext three = s.evaluator->multiply(s.a, s.b);
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->relinearize(three, s.relin));
+  });
+  reg("Rescale", [](benchmark::State& state, CkksSetup& s) {
+    const Ciphertext product = s.evaluator->multiply(s.a, s.b, s.relin);
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->rescale(product));
+  });
+  reg("EvalAtIndex", [](benchmark::State& state, CkksSetup& s) {
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->rotate(s.a, 1, s.galois));
+  });
+  reg("EvalAtIndexHoisted8", [](benchmark::State& state, CkksSetup& s) {
+    const std::vector<int64_t> steps = {1, 2, 3, 4, 5, 6, 7, 8};
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->rotate_hoisted(s.a, steps, s.galois));
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const ParameterSet& set : parameter_sets())
+    register_ckks(set);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("heft_isa", heft::math::to_string(heft::math::active_isa()));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,384 @@
+// CKKS end to end: every evaluator operation against the same computation on
+// complex doubles, at several N, levels and dnum values; circuits that use the
+// full depth; hoisted vs plain rotations; every rotation step at a small N;
+// automatic vs manual scale alignment; the parameter helper; bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <numbers>
+#include <random>
+#include <vector>
+
+#include "heft/rlwe/encryptor.hpp"
+#include "heft/rlwe/keys.hpp"
+#include "heft/schemes/ckks/encoder.hpp"
+#include "heft/schemes/ckks/evaluator.hpp"
+#include "heft/schemes/ckks/parameter_helper.hpp"
+#include "heft/util/error.hpp"
+
+namespace heft::ckks {
+namespace {
+
+using cd = std::complex<double>;
+using Vec = std::vector<cd>;
+
+// Everything one test needs for one parameter set.
+struct Fixture {
+  explicit Fixture(rlwe::Parameters params, ScaleMode mode = ScaleMode::automatic)
+      : context(rlwe::Context::create(params)),
+        keygen(context),
+        public_key(keygen.create_public_key()),
+        relin(keygen.create_relin_key()),
+        encoder(context),
+        encryptor(public_key),
+        decryptor(keygen.secret_key()),
+        eval(context, mode) {}
+
+  std::size_t slots() const { return context->degree() / 2; }
+
+  Ciphertext encrypt(const Vec& v, std::size_t level) const {
+    return encryptor.encrypt(encoder.encode(v, eval.scale_at(level), level));
+  }
+  Ciphertext encrypt(const Vec& v) const { return encrypt(v, context->max_level()); }
+  Vec decrypt(const Ciphertext& ct) const { return encoder.decode(decryptor.decrypt(ct)); }
+
+  std::shared_ptr<const rlwe::Context> context;
+  rlwe::KeyGenerator keygen;
+  rlwe::PublicKey public_key;
+  rlwe::RelinKey relin;
+  Encoder encoder;
+  rlwe::Encryptor encryptor;
+  rlwe::Decryptor decryptor;
+  Evaluator eval;
+};
+
+Vec random_vector(std::size_t n, std::mt19937_64& rng, double bound = 1.0) {
+  std::uniform_real_distribution<double> dist(-bound, bound);
+  Vec v(n);
+  for (auto& x : v)
+    x = {dist(rng), dist(rng)};
+  return v;
+}
+
+// log2 of the largest slot error; fails the test if it exceeds max_log2.
+double expect_close(const Vec& got, const Vec& want, double max_log2, const char* what) {
+  EXPECT_EQ(got.size(), want.size()) << what;
+  double worst = 0;
+  for (std::size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+    worst = std::max(worst, std::abs(got[i] - want[i]));
+  }
+  const double log_error = std::log2(worst + 1e-300);
+  std::printf("  %-28s max error 2^%.1f\n", what, log_error);
+  EXPECT_LT(log_error, max_log2) << what;
+  return log_error;
+}
+
+rlwe::Parameters small_params(uint64_t n, std::size_t depth, std::size_t dnum,
+                              int scale_bits = 40) {
+  std::vector<int> bits(depth + 1, scale_bits);
+  bits[0] = 60;
+  const std::size_t alpha = (bits.size() + dnum - 1) / dnum;
+  auto params =
+      rlwe::make_parameters(n, bits, std::vector<int>(alpha, 60), dnum, rlwe::SecurityLevel::none);
+  params.scale = std::ldexp(1.0, scale_bits);
+  return params;
+}
+
+TEST(Ckks, ArithmeticMatchesComplexDoubles) {
+  std::mt19937_64 rng(1);
+  for (uint64_t n : {uint64_t{2048}, uint64_t{8192}}) {
+    for (std::size_t dnum : {std::size_t{1}, std::size_t{2}, std::size_t{4}}) {
+      std::printf("N=%llu dnum=%zu\n", static_cast<unsigned long long>(n), dnum);
+      Fixture f(small_params(n, 3, dnum));
+      const Vec x = random_vector(f.slots(), rng), y = random_vector(f.slots(), rng);
+      const Ciphertext cx = f.encrypt(x), cy = f.encrypt(y);
+      Vec want(x.size());
+      auto with = [&](auto op) {
+        for (std::size_t i = 0; i < x.size(); ++i)
+          want[i] = op(x[i], y[i]);
+        return want;
+      };
+      expect_close(f.decrypt(f.eval.add(cx, cy)), with([](cd a, cd b) { return a + b; }), -19,
+                   "add");
+      expect_close(f.decrypt(f.eval.sub(cx, cy)), with([](cd a, cd b) { return a - b; }), -19,
+                   "sub");
+      expect_close(f.decrypt(f.eval.negate(cx)), with([](cd a, cd) { return -a; }), -19, "negate");
+      const Plaintext py = f.encoder.encode(y, cx.scale, cx.level());
+      expect_close(f.decrypt(f.eval.add_plain(cx, py)), with([](cd a, cd b) { return a + b; }), -19,
+                   "add_plain");
+      expect_close(f.decrypt(f.eval.sub_plain(cx, py)), with([](cd a, cd b) { return a - b; }), -19,
+                   "sub_plain");
+      const cd c(0.75, -1.25);
+      expect_close(f.decrypt(f.eval.add_scalar(cx, c)), with([&](cd a, cd) { return a + c; }), -19,
+                   "add_scalar");
+      expect_close(f.decrypt(f.eval.sub_scalar(cx, c)), with([&](cd a, cd) { return a - c; }), -19,
+                   "sub_scalar");
+      const Ciphertext product = f.eval.multiply(cx, cy, f.relin);
+      EXPECT_EQ(product.size(), 2u);
+      expect_close(f.decrypt(product), with([](cd a, cd b) { return a * b; }), -17,
+                   "multiply+relin");
+      expect_close(f.decrypt(f.eval.rescale(product)), with([](cd a, cd b) { return a * b; }), -17,
+                   "rescale");
+      EXPECT_EQ(f.eval.rescale(product).level(), cx.level() - 1);
+      expect_close(f.decrypt(f.eval.multiply(cx, cy)), with([](cd a, cd b) { return a * b; }), -17,
+                   "multiply (3 parts)");
+      expect_close(f.decrypt(f.eval.square(cx, f.relin)), with([](cd a, cd) { return a * a; }), -17,
+                   "square");
+      expect_close(f.decrypt(f.eval.multiply_plain(cx, py)), with([](cd a, cd b) { return a * b; }),
+                   -17, "multiply_plain");
+      expect_close(f.decrypt(f.eval.multiply_scalar(cx, c)), with([&](cd a, cd) { return a * c; }),
+                   -17, "multiply_scalar complex");
+      expect_close(f.decrypt(f.eval.multiply_scalar(cx, 0.3)),
+                   with([&](cd a, cd) { return a * 0.3; }), -17, "multiply_scalar real");
+      expect_close(f.decrypt(f.eval.multiply_integer(cx, -7)),
+                   with([&](cd a, cd) { return a * -7.0; }), -17, "multiply_integer");
+      expect_close(f.decrypt(f.eval.drop_to_level(cx, 1)), x, -19, "drop_to_level");
+    }
+  }
+}
+
+TEST(Ckks, ScaleIsTrackedExactly) {
+  Fixture f(small_params(2048, 3, 2));
+  std::mt19937_64 rng(2);
+  const Vec x = random_vector(f.slots(), rng);
+  const Ciphertext cx = f.encrypt(x);
+  const Ciphertext sq = f.eval.square(cx, f.relin);
+  EXPECT_EQ(sq.scale, cx.scale * cx.scale);
+  const Ciphertext rescaled = f.eval.rescale(sq);
+  const double q_top = static_cast<double>(f.context->parameters().ciphertext_moduli[cx.level()]);
+  EXPECT_EQ(rescaled.scale, cx.scale * cx.scale / q_top);  // the true prime, not 2^40
+  EXPECT_NE(rescaled.scale, std::ldexp(1.0, 40));
+  EXPECT_EQ(rescaled.scale, f.eval.scale_at(cx.level() - 1));
+}
+
+TEST(Ckks, CircuitUsingTheFullDepth) {
+  // x^(2^depth) by repeated squaring, plus a polynomial 0.5 x^3 - x + 0.25.
+  for (std::size_t dnum : {std::size_t{1}, std::size_t{3}, std::size_t{6}}) {
+    const std::size_t depth = 5;
+    Fixture f(small_params(4096, depth, dnum));
+    std::mt19937_64 rng(3);
+    Vec x = random_vector(f.slots(), rng);
+    for (auto& v : x)
+      v /= std::abs(v) + 1e-9;  // |x| = 1 keeps powers bounded
+    Ciphertext c = f.encrypt(x);
+    Vec want = x;
+    for (std::size_t i = 0; i < depth; ++i) {
+      c = f.eval.square(c, f.relin);
+      for (auto& v : want)
+        v *= v;
+    }
+    std::printf("dnum=%zu\n", dnum);
+    expect_close(f.decrypt(c), want, -12, "x^(2^5) at full depth");
+    EXPECT_THROW((void)f.eval.square(c, f.relin), InvalidArgument);  // depth exhausted
+
+    const Ciphertext cx = f.encrypt(x);
+    const Ciphertext x2 = f.eval.square(cx, f.relin);
+    const Ciphertext x3 = f.eval.multiply(x2, cx, f.relin);  // auto: rescale x2, drop cx
+    Ciphertext poly = f.eval.multiply_scalar(x3, 0.5);
+    poly = f.eval.sub(poly, cx);  // auto: levels and scales aligned
+    poly = f.eval.add_scalar(poly, 0.25);
+    Vec want_poly(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i)
+      want_poly[i] = 0.5 * x[i] * x[i] * x[i] - x[i] + 0.25;
+    expect_close(f.decrypt(poly), want_poly, -18, "0.5 x^3 - x + 0.25");
+  }
+}
+
+TEST(Ckks, RotationsConjugationHoistingAndSum) {
+  Fixture f(small_params(4096, 2, 2));
+  std::mt19937_64 rng(4);
+  const Vec x = random_vector(f.slots(), rng);
+  const Ciphertext cx = f.encrypt(x);
+  const int64_t steps[] = {1, 2, 3, 7, -1, -5, 100};
+  std::vector<int64_t> powers;
+  for (int64_t s = 1; s < static_cast<int64_t>(f.slots()); s <<= 1)
+    powers.push_back(s);
+  const rlwe::GaloisKeys keys = f.keygen.create_galois_keys(steps, true);
+  const rlwe::GaloisKeys power_keys = f.keygen.create_galois_keys(powers);
+  const int64_t n = static_cast<int64_t>(f.slots());
+  auto rotated = [&](int64_t s) {
+    Vec r(x.size());
+    for (int64_t i = 0; i < n; ++i)
+      r[i] = x[((i + s) % n + n) % n];
+    return r;
+  };
+  for (int64_t s : steps) {
+    expect_close(f.decrypt(f.eval.rotate(cx, s, keys)), rotated(s), -19, "rotate (own key)");
+  }
+  // Step 13 has no key of its own: composed from 1 + 4 + 8.
+  expect_close(f.decrypt(f.eval.rotate(cx, 13, power_keys)), rotated(13), -19,
+               "rotate 13 composed");
+  EXPECT_THROW((void)f.eval.rotate(cx, 13, keys), InvalidArgument);  // 4 and 8 missing
+  Vec conj(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    conj[i] = std::conj(x[i]);
+  expect_close(f.decrypt(f.eval.conjugate(cx, keys)), conj, -19, "conjugate");
+  const auto hoisted = f.eval.rotate_hoisted(cx, steps, keys);
+  for (std::size_t i = 0; i < std::size(steps); ++i) {
+    expect_close(f.decrypt(hoisted[i]), f.decrypt(f.eval.rotate(cx, steps[i], keys)), -25,
+                 "hoisted == plain rotation");
+    expect_close(f.decrypt(hoisted[i]), rotated(steps[i]), -19, "hoisted rotation");
+  }
+  cd total = 0;
+  for (const cd& v : x)
+    total += v;
+  expect_close(f.decrypt(f.eval.sum_slots(cx, power_keys)), Vec(x.size(), total), -15, "sum_slots");
+  // Rotation of a lower-level, rescaled ciphertext.
+  const Ciphertext low = f.eval.rescale(f.eval.multiply_scalar(cx, 2.0 / 3.0));
+  Vec want = rotated(3);
+  for (auto& v : want)
+    v *= 2.0 / 3.0;
+  expect_close(f.decrypt(f.eval.rotate(low, 3, keys)), want, -17, "rotate at lower level");
+}
+
+TEST(Ckks, EveryRotationStepAtSmallN) {
+  Fixture f(small_params(1024, 1, 1));
+  std::mt19937_64 rng(5);
+  const Vec x = random_vector(f.slots(), rng);
+  const Ciphertext cx = f.encrypt(x);
+  std::vector<int64_t> all;
+  for (int64_t s = 1; s < static_cast<int64_t>(f.slots()); ++s)
+    all.push_back(s);
+  const rlwe::GaloisKeys keys = f.keygen.create_galois_keys(all);
+  const auto rotations = f.eval.rotate_hoisted(cx, all, keys);
+  const int64_t n = static_cast<int64_t>(f.slots());
+  double worst = -1000;
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    const Vec got = f.decrypt(rotations[k]);
+    double e = 0;
+    for (int64_t i = 0; i < n; ++i)
+      e = std::max(e, std::abs(got[i] - x[(i + all[k]) % n]));
+    worst = std::max(worst, std::log2(e));
+  }
+  std::printf("  every step 1..%lld: worst error 2^%.1f\n", static_cast<long long>(n - 1), worst);
+  EXPECT_LT(worst, -19);
+}
+
+TEST(Ckks, MultiplyByMonomial) {
+  Fixture f(small_params(2048, 1, 1));
+  std::mt19937_64 rng(6);
+  const Vec x = random_vector(f.slots(), rng);
+  const Ciphertext cx = f.encrypt(x);
+  const uint64_t two_n = 2 * f.context->degree();
+  for (uint64_t k : {uint64_t{1}, uint64_t{5}, two_n / 2 + 3}) {
+    // X^k multiplies slot j by zeta^(5^j k), zeta = exp(2 pi i / 2N).
+    Vec want(x.size());
+    uint64_t five_j = 1;
+    for (std::size_t j = 0; j < x.size(); ++j) {
+      const double angle = 2 * std::numbers::pi * static_cast<double>(five_j * k % two_n) / two_n;
+      want[j] = x[j] * std::polar(1.0, angle);
+      five_j = five_j * 5 % two_n;
+    }
+    expect_close(f.decrypt(f.eval.multiply_monomial(cx, k)), want, -19, "multiply_monomial");
+  }
+}
+
+TEST(Ckks, AutomaticAlignmentAndManualRefusal) {
+  std::mt19937_64 rng(7);
+  const rlwe::Parameters params = small_params(2048, 3, 2);
+  Fixture autof(params);
+  const Vec x = random_vector(autof.slots(), rng), y = random_vector(autof.slots(), rng);
+  const Ciphertext top = autof.encrypt(x);
+  // 0.5 y^2 at level 1: two multiply-rescale steps below the top.
+  const Ciphertext y2 = autof.eval.rescale(autof.eval.square(autof.encrypt(y), autof.relin));
+  const Ciphertext low = autof.eval.rescale(autof.eval.multiply_scalar(y2, 0.5));
+  EXPECT_EQ(low.level(), 1u);
+  Vec want(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    want[i] = x[i] + 0.5 * y[i] * y[i];
+  const Ciphertext sum = autof.eval.add(top, low);
+  EXPECT_EQ(sum.level(), low.level());
+  expect_close(autof.decrypt(sum), want, -18, "auto-aligned add across levels");
+  // Encrypted at a different scale at the same level: aligned by spending a level.
+  const Ciphertext odd = autof.encryptor.encrypt(
+      autof.encoder.encode(y, std::ldexp(1.0, 35), autof.context->max_level()));
+  for (std::size_t i = 0; i < x.size(); ++i)
+    want[i] = x[i] + y[i];
+  expect_close(autof.decrypt(autof.eval.add(top, odd)), want, -18,
+               "auto-aligned add across scales");
+
+  Fixture manual(params, ScaleMode::manual);
+  const Ciphertext m_top = manual.encrypt(x);
+  const Ciphertext m_low = manual.eval.drop_to_level(manual.encrypt(y), 1);
+  const Vec before = manual.decrypt(m_top);
+  EXPECT_THROW((void)manual.eval.add(m_top, m_low), MismatchError);
+  EXPECT_THROW((void)manual.eval.multiply(m_top, m_low), MismatchError);
+  Ciphertext in_place = m_top.clone();
+  EXPECT_THROW(manual.eval.add_inplace(in_place, m_low), MismatchError);
+  expect_close(manual.decrypt(in_place), before, -30, "operand unchanged after refusal");
+  // In manual mode a product is not rescaled behind the caller's back.
+  const Ciphertext p = manual.eval.multiply(m_top, m_top, manual.relin);
+  EXPECT_EQ(p.level(), m_top.level());
+  EXPECT_THROW((void)manual.eval.add(p, m_top), MismatchError);
+}
+
+TEST(Ckks, BadInputIsRefused) {
+  const rlwe::Parameters params = small_params(2048, 2, 1);
+  Fixture a(params), b(params);
+  std::mt19937_64 rng(8);
+  const Vec x = random_vector(a.slots(), rng);
+  const Ciphertext ca = a.encrypt(x), cb = b.encrypt(x);
+  EXPECT_THROW((void)a.eval.add(ca, cb), MismatchError);                // other context
+  EXPECT_THROW((void)a.eval.multiply(ca, ca, b.relin), MismatchError);  // key of another context
+  const rlwe::GaloisKeys keys = a.keygen.create_galois_keys(std::vector<int64_t>{1});
+  EXPECT_THROW((void)a.eval.rotate(ca, 3, keys), InvalidArgument);  // missing key
+  EXPECT_THROW((void)a.eval.conjugate(ca, keys), InvalidArgument);
+  EXPECT_THROW((void)a.eval.rescale(a.eval.drop_to_level(ca, 0)),
+               InvalidArgument);  // no level left
+  EXPECT_THROW((void)a.eval.multiply_monomial(ca, 4 * a.context->degree()), InvalidArgument);
+  EXPECT_THROW((void)a.eval.add_scalar(ca, cd(std::nan(""), 0)), InvalidArgument);
+  const Ciphertext three = a.eval.multiply(ca, ca);
+  EXPECT_THROW((void)a.eval.rotate(three, 1, keys), InvalidArgument);  // relinearize first
+  // Scale overflow: a 2^40-scale product at level 0 (60 bits) does not fit.
+  const Ciphertext bottom = a.eval.drop_to_level(ca, 0);
+  EXPECT_THROW((void)a.eval.multiply(bottom, bottom), InvalidArgument);
+  EXPECT_THROW((void)a.encoder.encode(Vec(a.slots() + 1), a.eval.scale_at(2), 2), InvalidArgument);
+  rlwe::Parameters no_scale = params;
+  no_scale.scale = 0;
+  EXPECT_THROW(Evaluator(rlwe::Context::create(no_scale)), InvalidArgument);
+}
+
+TEST(ParameterHelper, PicksSecureParametersThatValidate) {
+  for (std::size_t depth : {1, 3, 8, 15, 25}) {
+    for (int scale_bits : {30, 40, 50}) {
+      ParameterRequest request;
+      request.depth = depth;
+      request.scale_bits = scale_bits;
+      request.first_prime_bits = std::min(60, scale_bits + 15);
+      const rlwe::Parameters p = suggest_parameters(request);
+      EXPECT_NO_THROW(p.validate());
+      EXPECT_EQ(p.ciphertext_moduli.size(), depth + 1);
+      EXPECT_LE(p.total_bits(), rlwe::max_log_qp(p.degree, rlwe::SecurityLevel::classic128));
+      // Smallest N: half of it cannot hold even the ciphertext primes plus one special prime.
+      if (p.degree > 1024) {
+        const int minimum = request.first_prime_bits + static_cast<int>(depth) * scale_bits +
+                            request.first_prime_bits;
+        EXPECT_GT(minimum, rlwe::max_log_qp(p.degree / 2, rlwe::SecurityLevel::classic128))
+            << "depth " << depth << " scale " << scale_bits;
+      }
+      // The chosen dnum has the least modelled cost among those that fit.
+      for (std::size_t dnum = 1; dnum <= depth + 1; ++dnum) {
+        const std::size_t alpha = (depth + 1 + dnum - 1) / dnum;
+        const int total = request.first_prime_bits + static_cast<int>(depth) * scale_bits +
+                          static_cast<int>(alpha) * request.first_prime_bits;
+        if (total <= rlwe::max_log_qp(p.degree, rlwe::SecurityLevel::classic128)) {
+          EXPECT_LE(key_switch_cost(depth + 1, p.digit_count(), p.degree),
+                    key_switch_cost(depth + 1, dnum, p.degree));
+        }
+      }
+    }
+  }
+  ParameterRequest impossible;
+  impossible.depth = 200;
+  impossible.scale_bits = 50;
+  EXPECT_THROW((void)suggest_parameters(impossible), InvalidArgument);
+  ParameterRequest bad;
+  bad.scale_bits = 60;
+  bad.first_prime_bits = 50;
+  EXPECT_THROW((void)suggest_parameters(bad), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace heft::ckks
