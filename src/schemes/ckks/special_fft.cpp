@@ -1,6 +1,7 @@
 // CKKS special FFT: a radix-2 transform over the rotation group 5^j.
 #include "heft/schemes/ckks/special_fft.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -14,6 +15,12 @@ namespace {
 
 bool is_power_of_two(std::size_t x) {
   return x != 0 && (x & (x - 1)) == 0;
+}
+
+// Plain complex product: std::complex's operator* must handle infinities and
+// NaNs (C99 Annex G), which makes it a library call in the inner loop.
+inline std::complex<double> multiply(std::complex<double> a, std::complex<double> b) {
+  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
 }
 
 void bit_reverse_permute(std::span<std::complex<double>> values) {
@@ -102,14 +109,21 @@ SpecialFft::SpecialFft(std::size_t max_slots) : max_slots_(max_slots), order_(4 
     throw InvalidArgument("CKKS slot count " + std::to_string(max_slots) +
                           " must be a power of two");
   }
-  roots_.resize(order_ + 1);
-  for (uint64_t k = 0; k <= order_; ++k)
-    roots_[k] = root_of_unity(k, order_);
   rotation_group_.resize(max_slots_);
   uint64_t power = 1;
   for (std::size_t j = 0; j < max_slots_; ++j) {
     rotation_group_[j] = power;
     power = power * 5 % order_;
+  }
+  forward_twiddles_.resize(std::max<std::size_t>(max_slots_, 2));
+  inverse_twiddles_.resize(forward_twiddles_.size());
+  for (std::size_t half = 1; 2 * half <= max_slots_; half <<= 1) {
+    const uint64_t stage_order = 8 * half;  // 4 * len: the roots this stage evaluates at
+    for (std::size_t j = 0; j < half; ++j) {
+      const std::complex<double> w = root_of_unity(rotation_group_[j] % stage_order, stage_order);
+      forward_twiddles_[half + j] = w;
+      inverse_twiddles_[half + j] = std::conj(w);
+    }
   }
 }
 
@@ -120,17 +134,16 @@ void SpecialFft::forward(std::span<std::complex<double>> values) const {
                           " values: need a power of two up to " + std::to_string(max_slots_));
   }
   bit_reverse_permute(values);
-  for (std::size_t len = 2; len <= n; len <<= 1) {
-    const std::size_t half = len >> 1;
-    const uint64_t quarter_order = 4 * len;  // root order at this stage
-    const uint64_t stride = order_ / quarter_order;
-    for (std::size_t start = 0; start < n; start += len) {
+  for (std::size_t half = 1; half < n; half <<= 1) {
+    const std::complex<double>* twiddles = forward_twiddles_.data() + half;
+    for (std::size_t start = 0; start < n; start += 2 * half) {
+      std::complex<double>* x = values.data() + start;
+      std::complex<double>* y = x + half;
       for (std::size_t j = 0; j < half; ++j) {
-        const uint64_t index = (rotation_group_[j] % quarter_order) * stride;
-        const std::complex<double> u = values[start + j];
-        const std::complex<double> v = values[start + j + half] * roots_[index];
-        values[start + j] = u + v;
-        values[start + j + half] = u - v;
+        const std::complex<double> u = x[j];
+        const std::complex<double> v = multiply(y[j], twiddles[j]);
+        x[j] = u + v;
+        y[j] = u - v;
       }
     }
   }
@@ -142,18 +155,16 @@ void SpecialFft::inverse(std::span<std::complex<double>> values) const {
     throw InvalidArgument("special inverse FFT of " + std::to_string(n) +
                           " values: need a power of two up to " + std::to_string(max_slots_));
   }
-  for (std::size_t len = n; len >= 2; len >>= 1) {
-    const std::size_t half = len >> 1;
-    const uint64_t quarter_order = 4 * len;
-    const uint64_t stride = order_ / quarter_order;
-    for (std::size_t start = 0; start < n; start += len) {
+  for (std::size_t half = n >> 1; half >= 1; half >>= 1) {
+    const std::complex<double>* twiddles = inverse_twiddles_.data() + half;
+    for (std::size_t start = 0; start < n; start += 2 * half) {
+      std::complex<double>* x = values.data() + start;
+      std::complex<double>* y = x + half;
       for (std::size_t j = 0; j < half; ++j) {
-        const uint64_t index = (quarter_order - rotation_group_[j] % quarter_order) * stride;
-        const std::complex<double> u = values[start + j] + values[start + j + half];
-        const std::complex<double> v =
-            (values[start + j] - values[start + j + half]) * roots_[index];
-        values[start + j] = u;
-        values[start + j + half] = v;
+        const std::complex<double> u = x[j] + y[j];
+        const std::complex<double> v = multiply(x[j] - y[j], twiddles[j]);
+        x[j] = u;
+        y[j] = v;
       }
     }
   }

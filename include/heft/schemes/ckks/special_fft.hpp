@@ -36,9 +36,13 @@ class SpecialFft {
 
  private:
   std::size_t max_slots_;
-  uint64_t order_;                           // M = 4 * max_slots
-  std::vector<std::complex<double>> roots_;  // exp(2 pi i k / M), k in [0, M]
-  std::vector<uint64_t> rotation_group_;     // 5^j mod M, j in [0, max_slots)
+  uint64_t order_;                        // M = 4 * max_slots
+  std::vector<uint64_t> rotation_group_;  // 5^j mod M, j in [0, max_slots)
+  // Twiddles in the order the butterflies read them: the stage of length
+  // len = 2h uses entries [h, 2h), entry h + j for butterfly j. One table
+  // serves every slot count, since a stage's twiddles depend only on len.
+  std::vector<std::complex<double>> forward_twiddles_;
+  std::vector<std::complex<double>> inverse_twiddles_;  // their conjugates
 };
 
 }  // namespace heft::ckks
