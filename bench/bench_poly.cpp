@@ -17,6 +17,7 @@
 #include "heft/ring/poly_context.hpp"
 #include "heft/ring/rns_base.hpp"
 #include "heft/ring/rns_poly.hpp"
+#include "heft/util/aligned_buffer.hpp"
 
 namespace {
 
@@ -26,10 +27,11 @@ using heft::math::NttTables;
 
 constexpr int kNativeBits = 60;  // OpenFHE's native word-size modulus width
 
-std::vector<uint64_t> random_vector(std::size_t n, uint64_t bound, uint64_t seed) {
+// 64-byte aligned, as heft's own polynomials are (AlignedBuffer).
+heft::AlignedBuffer<uint64_t> random_vector(std::size_t n, uint64_t bound, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<uint64_t> dist(0, bound - 1);
-  std::vector<uint64_t> v(n);
+  heft::AlignedBuffer<uint64_t> v(n);
   for (auto& x : v)
     x = dist(rng);
   return v;
@@ -46,7 +48,7 @@ struct KernelFixture {
         out(n) {}
   Modulus modulus;
   NttTables tables;
-  std::vector<uint64_t> a, b, c, out;
+  heft::AlignedBuffer<uint64_t> a, b, c, out;
 };
 
 void set_items(benchmark::State& state, uint64_t n) {
@@ -64,7 +66,7 @@ void register_kernel_rows() {
         benchmark::RegisterBenchmark(("NTT_fwd" + suffix).c_str(), [=](benchmark::State& state) {
           KernelFixture f(n, bits);
           for (auto _ : state) {
-            heft::math::ntt_forward(f.a, f.tables, isa);
+            heft::math::ntt_forward(f.a.span(), f.tables, isa);
             benchmark::ClobberMemory();
           }
           set_items(state, n);
@@ -72,7 +74,7 @@ void register_kernel_rows() {
         benchmark::RegisterBenchmark(("NTT_inv" + suffix).c_str(), [=](benchmark::State& state) {
           KernelFixture f(n, bits);
           for (auto _ : state) {
-            heft::math::ntt_inverse(f.a, f.tables, isa);
+            heft::math::ntt_inverse(f.a.span(), f.tables, isa);
             benchmark::ClobberMemory();
           }
           set_items(state, n);
@@ -80,7 +82,7 @@ void register_kernel_rows() {
         benchmark::RegisterBenchmark(("MulMod" + suffix).c_str(), [=](benchmark::State& state) {
           KernelFixture f(n, bits);
           for (auto _ : state) {
-            heft::math::mul_mod(f.a, f.b, f.out, f.modulus, isa);
+            heft::math::mul_mod(f.a.span(), f.b.span(), f.out.span(), f.modulus, isa);
             benchmark::ClobberMemory();
           }
           set_items(state, n);
@@ -88,7 +90,7 @@ void register_kernel_rows() {
         benchmark::RegisterBenchmark(("AddMod" + suffix).c_str(), [=](benchmark::State& state) {
           KernelFixture f(n, bits);
           for (auto _ : state) {
-            heft::math::add_mod(f.a, f.b, f.out, f.modulus, isa);
+            heft::math::add_mod(f.a.span(), f.b.span(), f.out.span(), f.modulus, isa);
             benchmark::ClobberMemory();
           }
           set_items(state, n);
@@ -98,7 +100,8 @@ void register_kernel_rows() {
           KernelFixture f(n, bits);
           const uint64_t scalar = f.b[0];
           for (auto _ : state) {
-            heft::math::fma_scalar_mod(f.a, scalar, f.c, f.out, f.modulus, isa);
+            heft::math::fma_scalar_mod(f.a.span(), scalar, f.c.span(), f.out.span(), f.modulus,
+                                       isa);
             benchmark::ClobberMemory();
           }
           set_items(state, n);
@@ -115,28 +118,28 @@ const std::vector<int64_t> kRingDims = {4096, 16384, 65536};
 void Native_add(benchmark::State& state) {
   KernelFixture f(state.range(0), kNativeBits);
   for (auto _ : state) {
-    heft::math::add_mod(f.a, f.b, f.out, f.modulus);
+    heft::math::add_mod(f.a.span(), f.b.span(), f.out.span(), f.modulus);
     benchmark::ClobberMemory();
   }
 }
 void Native_mul(benchmark::State& state) {
   KernelFixture f(state.range(0), kNativeBits);
   for (auto _ : state) {
-    heft::math::mul_mod(f.a, f.b, f.out, f.modulus);
+    heft::math::mul_mod(f.a.span(), f.b.span(), f.out.span(), f.modulus);
     benchmark::ClobberMemory();
   }
 }
 void Native_ntt(benchmark::State& state) {
   KernelFixture f(state.range(0), kNativeBits);
   for (auto _ : state) {
-    heft::math::ntt_forward(f.a, f.tables);
+    heft::math::ntt_forward(f.a.span(), f.tables);
     benchmark::ClobberMemory();
   }
 }
 void Native_intt(benchmark::State& state) {
   KernelFixture f(state.range(0), kNativeBits);
   for (auto _ : state) {
-    heft::math::ntt_inverse(f.a, f.tables);
+    heft::math::ntt_inverse(f.a.span(), f.tables);
     benchmark::ClobberMemory();
   }
 }

@@ -4,14 +4,12 @@
 // Layout of the work: coefficients are processed in blocks of kBlock. For a
 // block, y_i = [x_i * (Q/q_i)^-1]_{q_i} is computed tower by tower with the
 // vectorised mul_scalar_mod kernel into a small scratch array; then, for each
-// target modulus p_j and each coefficient, sum_i y_i * [(Q/q_i) mod p_j] is
-// accumulated in an unsigned __int128 held in a register (four coefficients
-// at a time) and reduced once.
-// Blocks keep the scratch (L * kBlock words) in cache.
+// target modulus p_j, sum_i [y_i]_{p_j} * [(Q/q_i) mod p_j] is accumulated
+// with the vectorised multiply-add kernel (Shoup products), one source tower
+// at a time. Blocks keep the scratch (L * kBlock words) in cache.
 #include "heft/ring/base_converter.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <string>
 #include <utility>
 
@@ -25,17 +23,8 @@ namespace heft::ring {
 namespace {
 
 constexpr std::size_t kBlock = 256;
-// Coefficients accumulated side by side in the inner loop.
-constexpr std::size_t kLanes = 4;
 // Below this many multiply-accumulates a conversion runs on the calling thread.
 constexpr std::size_t kMinParallelWork = std::size_t{1} << 16;
-
-uint64_t max_modulus(const RnsBase& base) {
-  uint64_t largest = 0;
-  for (const math::Modulus& q : base.moduli())
-    largest = std::max(largest, q.value());
-  return largest;
-}
 
 bool spans_overlap(const uint64_t* a, std::size_t a_size, const uint64_t* b, std::size_t b_size) {
   return a < b + b_size && b < a + a_size;
@@ -56,14 +45,12 @@ BaseConverter::BaseConverter(RnsBase from, RnsBase to)
   const std::size_t source_count = from_.size(), target_count = to_.size();
   punctured_mod_target_.resize(source_count * target_count);
   neg_product_mod_target_.resize(target_count);
-  neg_product_mod_target_shoup_.resize(target_count);
   for (std::size_t j = 0; j < target_count; ++j) {
     const math::Modulus& p = to_[j];
     for (std::size_t i = 0; i < source_count; ++i) {
       punctured_mod_target_[j * source_count + i] = detail::mod_word(from_.punctured_product(i), p);
     }
     neg_product_mod_target_[j] = p.negate(detail::mod_word(from_.product(), p));
-    neg_product_mod_target_shoup_[j] = p.shoup(neg_product_mod_target_[j]);
   }
   reciprocal_hi_.resize(source_count);
   reciprocal_lo_.resize(source_count);
@@ -71,14 +58,6 @@ BaseConverter::BaseConverter(RnsBase from, RnsBase to)
     reciprocal_hi_[i] = from_[i].barrett_hi();
     reciprocal_lo_[i] = from_[i].barrett_lo();
   }
-  // Each product y_i * [(Q/q_i) mod p_j] is at most (q_max - 1)(p_max - 1);
-  // after a reduction the accumulator holds less than p_max. So this many
-  // terms always fit in 128 bits (at least 64 for moduli below 2^61).
-  const unsigned __int128 largest_term =
-      static_cast<unsigned __int128>(max_modulus(from_) - 1) * (max_modulus(to_) - 1);
-  const unsigned __int128 room = std::numeric_limits<unsigned __int128>::max() - max_modulus(to_);
-  const unsigned __int128 terms = room / largest_term;
-  terms_per_reduction_ = terms > source_count ? source_count : static_cast<std::size_t>(terms);
 }
 
 void BaseConverter::convert_approximate(std::span<const uint64_t> input, std::span<uint64_t> output,
@@ -226,50 +205,35 @@ void BaseConverter::convert_block(const uint64_t* input, uint64_t* output, std::
     }
   }
 
+  // out_j = sum_i [y_i]_{p_j} * (Q/q_i mod p_j) (+ alpha * (-Q mod p_j)), one
+  // vectorised multiply-add per source tower: the kernels' Shoup products are
+  // far cheaper than a 128-bit accumulation with a Barrett reduction per
+  // coefficient.
+  alignas(64) uint64_t reduced[kBlock];
   for (std::size_t j = 0; j < target_count; ++j) {
     const math::Modulus& p = to_[j];
     const uint64_t* weights = punctured_mod_target_.data() + j * source_count;
-    uint64_t* out = output + j * degree + begin;
-    const auto finish = [&](unsigned __int128 accumulator, std::size_t c) {
-      uint64_t result = p.reduce128(accumulator);
-      if (mode != Mode::approximate) {
-        result = p.add(result, p.mul_shoup(alphas[c], neg_product_mod_target_[j],
-                                           neg_product_mod_target_shoup_[j]));
+    const std::span<uint64_t> out(output + j * degree + begin, count);
+    for (std::size_t i = 0; i < source_count; ++i) {
+      std::span<const uint64_t> y(scaled + i * count, count);
+      if (from_[i].value() > p.value()) {
+        math::reduce_any(y, {reduced, count}, p);
+        y = {reduced, count};
       }
-      out[c] = result;
-    };
-    // Four coefficients at a time: four independent carry chains keep the
-    // multiplier busy, and each weight is loaded once per four products.
-    std::size_t c = 0;
-    for (; c + kLanes <= count; c += kLanes) {
-      unsigned __int128 accumulators[kLanes] = {};
-      for (std::size_t first = 0; first < source_count; first += terms_per_reduction_) {
-        const std::size_t last = std::min(source_count, first + terms_per_reduction_);
-        for (std::size_t i = first; i < last; ++i) {
-          const uint64_t* y = scaled + i * count + c;
-          const uint64_t weight = weights[i];
-          for (std::size_t lane = 0; lane < kLanes; ++lane) {
-            accumulators[lane] += static_cast<unsigned __int128>(y[lane]) * weight;
-          }
-        }
-        if (last < source_count) {
-          for (auto& accumulator : accumulators)
-            accumulator = p.reduce128(accumulator);
-        }
+      if (i == 0) {
+        math::mul_scalar_mod(y, weights[i], out, p);
+      } else {
+        math::fma_scalar_mod(y, weights[i], out, out, p);
       }
-      for (std::size_t lane = 0; lane < kLanes; ++lane)
-        finish(accumulators[lane], c + lane);
     }
-    for (; c < count; ++c) {
-      unsigned __int128 accumulator = 0;
-      for (std::size_t first = 0; first < source_count; first += terms_per_reduction_) {
-        const std::size_t last = std::min(source_count, first + terms_per_reduction_);
-        for (std::size_t i = first; i < last; ++i) {
-          accumulator += static_cast<unsigned __int128>(scaled[i * count + c]) * weights[i];
-        }
-        if (last < source_count) accumulator = p.reduce128(accumulator);
+    if (mode != Mode::approximate) {
+      // alpha < L needs reducing only for a tiny p_j (p_j <= L).
+      std::span<const uint64_t> alpha(alphas, count);
+      if (p.value() <= source_count) {
+        math::reduce_any(alpha, {reduced, count}, p);
+        alpha = {reduced, count};
       }
-      finish(accumulator, c);
+      math::fma_scalar_mod(alpha, neg_product_mod_target_[j], out, out, p);
     }
   }
 }

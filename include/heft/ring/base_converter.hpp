@@ -99,14 +99,11 @@ class BaseConverter {
   // punctured_mod_target_[j * L + i] = (Q/q_i) mod p_j: row j is contiguous
   // because the inner loop runs over i for a fixed target.
   std::vector<uint64_t> punctured_mod_target_;
-  // (-Q) mod p_j with its Shoup constant, to subtract alpha*Q.
+  // (-Q) mod p_j, to subtract alpha*Q.
   std::vector<uint64_t> neg_product_mod_target_;
-  std::vector<uint64_t> neg_product_mod_target_shoup_;
   // floor(2^128 / q_i) as (high, low): the fixed-point reciprocals for alpha.
   std::vector<uint64_t> reciprocal_hi_;
   std::vector<uint64_t> reciprocal_lo_;
-  // Terms that may be added to a 128-bit accumulator before it must be reduced.
-  std::size_t terms_per_reduction_ = 0;
 };
 
 }  // namespace heft::ring
