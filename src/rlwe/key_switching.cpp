@@ -89,10 +89,9 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c) {
 }
 
 std::array<ExtendedPoly, 2> inner_product(const Context& context, const DecomposedPoly& digits,
-                                          const KeySwitchKey& key, uint64_t galois_element) {
+                                          const KeySwitchKey& key) {
   require_key(context, key, "inner_product");
   if (digits.digits.empty()) throw InvalidArgument("inner_product: nothing was decomposed");
-  const std::size_t n = context.degree();
   const std::size_t q_towers = digits.level + 1;
   const std::size_t p_towers = context.special_count();
   const auto& q_ring = *context.ciphertext_ring();
@@ -103,12 +102,6 @@ std::array<ExtendedPoly, 2> inner_product(const Context& context, const Decompos
     x.q = ring::RnsPoly(context.ciphertext_ring(), q_towers, ring::Form::ntt);
     x.p = ring::RnsPoly(context.special_ring(), p_towers, ring::Form::ntt);
   }
-  const bool rotate = galois_element != 1;
-  std::span<const uint32_t> q_map, p_map;
-  if (rotate) {
-    q_map = q_ring.ntt_automorphism_map(galois_element);
-    p_map = p_ring.ntt_automorphism_map(galois_element);
-  }
   // Each tower is independent: accumulate every digit into it.
   parallel_for(0, q_towers + p_towers, [&](std::size_t t) {
     const bool in_q = t < q_towers;
@@ -116,16 +109,9 @@ std::array<ExtendedPoly, 2> inner_product(const Context& context, const Decompos
     const math::Modulus& modulus = in_q ? q_ring.modulus(tower) : p_ring.modulus(tower);
     auto acc0 = in_q ? acc[0].q.tower(tower) : acc[0].p.tower(tower);
     auto acc1 = in_q ? acc[1].q.tower(tower) : acc[1].p.tower(tower);
-    AlignedBuffer<uint64_t> permuted(rotate ? n : 0);
     for (std::size_t j = 0; j < digits.digits.size(); ++j) {
       const ExtendedPoly& d = digits.digits[j];
-      std::span<const uint64_t> digit_tower = in_q ? d.q.tower(tower) : d.p.tower(tower);
-      if (rotate) {
-        const auto& map = in_q ? q_map : p_map;
-        for (std::size_t k = 0; k < n; ++k)
-          permuted[k] = digit_tower[map[k]];
-        digit_tower = permuted.span();
-      }
+      const auto digit_tower = in_q ? d.q.tower(tower) : d.p.tower(tower);
       const auto b = in_q ? key.b[j].q.tower(tower) : key.b[j].p.tower(tower);
       const auto a = in_q ? key.a[j].q.tower(tower) : key.a[j].p.tower(tower);
       math::fma_mod(digit_tower, b, acc0, acc0, modulus);
@@ -159,8 +145,29 @@ ring::RnsPoly mod_down(const Context& context, ExtendedPoly x) {
 std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsPoly& c,
                                         const KeySwitchKey& key) {
   require_key(context, key, "switch_key");
+  if (key.galois_element != 1) {
+    throw InvalidArgument("switch_key: this is a Galois key; use apply_galois");
+  }
   auto products = inner_product(context, decompose(context, c), key);
   return {mod_down(context, std::move(products[0])), mod_down(context, std::move(products[1]))};
+}
+
+std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
+                                          const DecomposedPoly& c1_digits,
+                                          const KeySwitchKey& galois_key) {
+  require_key(context, galois_key, "apply_galois");
+  require_ntt_in_ring(context, c0, "apply_galois");
+  const uint64_t g = galois_key.galois_element;
+  if (g == 1) throw InvalidArgument("apply_galois: the key is not a Galois key");
+  if (c0.tower_count() != c1_digits.level + 1) {
+    throw MismatchError("apply_galois: c0 and the decomposed c1 are at different levels");
+  }
+  auto products = inner_product(context, c1_digits, galois_key);
+  // With the key stored as sigma^-1(k): sigma(c0 + D0) + sigma(D1) s = sigma(c0 + c1 s).
+  ring::RnsPoly d0 = mod_down(context, std::move(products[0]));
+  ring::RnsPoly d1 = mod_down(context, std::move(products[1]));
+  d0 += c0;
+  return {d0.automorphism(g), d1.automorphism(g)};
 }
 
 }  // namespace heft::rlwe

@@ -161,9 +161,21 @@ GaloisKeys KeyGenerator::create_galois_keys_for_elements(std::span<const uint64_
   for (uint64_t g : elements) {
     context_->ciphertext_ring()->check_galois_element(g);
     if (g == 1 || keys.has(g)) continue;  // 1 is the identity: nothing to switch
-    // The key switches from s(X^g) back to s.
+    // The key switches from s(X^g) back to s; it is stored permuted by the
+    // inverse automorphism so that rotations permute results, not digits.
     const ring::RnsPoly s_g_q = secret_key_.q_part().automorphism(g);
-    keys.insert(g, create_switch_key(s_g_q, ring::RnsPoly()));
+    KeySwitchKey key = create_switch_key(s_g_q, ring::RnsPoly());
+    const uint64_t g_inverse = math::Modulus(2 * context_->degree()).inverse(g);
+    for (std::vector<ExtendedPoly>* parts : {&key.b, &key.a}) {
+      for (ExtendedPoly& part : *parts) {
+        part.q = part.q.automorphism(g_inverse);
+        part.p = part.p.automorphism(g_inverse);
+        part.q.mark_public();
+        part.p.mark_public();
+      }
+    }
+    key.galois_element = g;
+    keys.insert(g, std::move(key));
   }
   return keys;
 }

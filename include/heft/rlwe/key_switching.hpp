@@ -2,13 +2,18 @@
 //
 //   1. decompose(c): split c (level l, NTT form) into its digits and raise each
 //      to Q_l * P ("mod up"). Done once per ciphertext.
-//   2. inner_product(digits, key[, g]): sum_j digit_j * (b_j, a_j) over Q_l * P,
-//      optionally applying the automorphism X -> X^g to the digits first
-//      (hoisted rotations reuse one decomposition for many g).
+//   2. inner_product(digits, key): sum_j digit_j * (b_j, a_j) over Q_l * P.
 //   3. mod_down(x): divide by P with rounding, back to Q_l.
 //
-// switch_key() chains them; relinearization and rotations are built on these
-// same functions. All polynomials are in NTT form.
+// switch_key() chains them for relinearization; apply_galois() chains them
+// for rotations, and hoisted rotations call it many times on one
+// decomposition. All polynomials are in NTT form.
+//
+// Rotations and Galois keys: a Galois key for g is stored permuted by
+// X -> X^(g^-1) (KeySwitchKey::galois_element records g). Then
+//   sum_j sigma(d_j) k_j = sigma(sum_j d_j sigma^-1(k_j)),
+// so the automorphism sigma is applied once to the two results instead of to
+// every digit of every tower (dnum times fewer permutations).
 #pragma once
 
 #include <array>
@@ -28,18 +33,23 @@ struct DecomposedPoly {
 // MismatchError if c is not an NTT-form polynomial of the context's ring.
 DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c);
 
-// Stage 2: (sum_j d_j b_j, sum_j d_j a_j) over Q_l * P. With galois_element
-// g != 1 the digits are first mapped by X -> X^g (the key must then be the
-// Galois key for g).
+// Stage 2: (sum_j d_j b_j, sum_j d_j a_j) over Q_l * P, with the key as stored.
 std::array<ExtendedPoly, 2> inner_product(const Context& context, const DecomposedPoly& digits,
-                                          const KeySwitchKey& key, uint64_t galois_element = 1);
+                                          const KeySwitchKey& key);
 
 // Stage 3: round(x / P) over Q_l (x's Q part, reusing its storage).
 ring::RnsPoly mod_down(const Context& context, ExtendedPoly x);
 
 // (d0, d1) over Q_l with d0 + d1 s = c s' + small error, for the key that
-// switches from s' to s.
+// switches from s' to s (not a Galois key: use apply_galois for those).
 std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsPoly& c,
                                         const KeySwitchKey& key);
+
+// The automorphism X -> X^g of the ciphertext (c0, c1), given c1 already
+// decomposed (decompose(c1), reusable for many g) and the Galois key for g:
+// returns (e0, e1) with e0 + e1 s = sigma_g(c0 + c1 s) + small error.
+std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
+                                          const DecomposedPoly& c1_digits,
+                                          const KeySwitchKey& galois_key);
 
 }  // namespace heft::rlwe

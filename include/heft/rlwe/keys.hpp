@@ -51,6 +51,9 @@ struct PublicKey {
 struct KeySwitchKey {
   std::shared_ptr<const Context> context;
   std::vector<ExtendedPoly> b, a;  // one per digit, top level
+  // 1 for relinearization and general keys; for a Galois key, the element g,
+  // and b, a are stored permuted by X -> X^(g^-1) (see key_switching.hpp).
+  uint64_t galois_element = 1;
 };
 
 struct RelinKey {

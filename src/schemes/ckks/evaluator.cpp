@@ -524,17 +524,14 @@ Ciphertext Evaluator::multiply_monomial(const Ciphertext& a, uint64_t k) const {
 
 Ciphertext Evaluator::rotate_single(const Ciphertext& a, uint64_t galois_element,
                                     const rlwe::GaloisKeys& keys) const {
-  const rlwe::KeySwitchKey& key = keys.at(galois_element);
   const rlwe::DecomposedPoly digits = rlwe::decompose(*context_, a.parts[1]);
-  auto products = rlwe::inner_product(*context_, digits, key, galois_element);
+  auto [c0, c1] = rlwe::apply_galois(*context_, a.parts[0], digits, keys.at(galois_element));
   Ciphertext out;
   out.scale = a.scale;
   out.slots = a.slots;
   out.needs_rescale = a.needs_rescale;
-  ring::RnsPoly c0 = a.parts[0].automorphism(galois_element);
-  c0 += rlwe::mod_down(*context_, std::move(products[0]));
   out.parts.push_back(std::move(c0));
-  out.parts.push_back(rlwe::mod_down(*context_, std::move(products[1])));
+  out.parts.push_back(std::move(c1));
   return out;
 }
 
@@ -605,15 +602,13 @@ std::vector<Ciphertext> Evaluator::rotate_hoisted(const Ciphertext& a,
       out[i] = a.clone();
       return;
     }
-    auto products = rlwe::inner_product(*context_, digits, keys.at(g), g);
+    auto [c0, c1] = rlwe::apply_galois(*context_, a.parts[0], digits, keys.at(g));
     Ciphertext rotated;
     rotated.scale = a.scale;
     rotated.slots = a.slots;
     rotated.needs_rescale = a.needs_rescale;
-    ring::RnsPoly c0 = a.parts[0].automorphism(g);
-    c0 += rlwe::mod_down(*context_, std::move(products[0]));
     rotated.parts.push_back(std::move(c0));
-    rotated.parts.push_back(rlwe::mod_down(*context_, std::move(products[1])));
+    rotated.parts.push_back(std::move(c1));
     out[i] = std::move(rotated);
   });
   return out;
