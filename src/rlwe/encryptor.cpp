@@ -4,8 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "heft/math/kernels.hpp"
 #include "heft/ring/samplers.hpp"
 #include "heft/util/error.hpp"
+#include "heft/util/parallel.hpp"
 
 namespace heft::rlwe {
 namespace {
@@ -138,13 +140,18 @@ Plaintext Decryptor::decrypt(const Ciphertext& ct) const {
   const Context& context = *secret_key_->context();
   check_ciphertext(context, ct, "decrypt");
   const std::size_t towers = ct.parts[0].tower_count();
-  const ring::RnsPoly s = first_towers(secret_key_->q_part(), towers);
-  // Horner: ((c_k s + c_{k-1}) s + ...) s + c_0.
+  const ring::RnsPoly& s = secret_key_->q_part();
+  // Horner per tower, reading the key's first towers in place (no copy of
+  // the key): m = ((c_k s + c_{k-1}) s + ...) s + c_0.
   ring::RnsPoly m = ct.parts.back().clone();
-  for (std::size_t i = ct.parts.size() - 1; i-- > 0;) {
-    m *= s;
-    m += ct.parts[i];
-  }
+  m.mark_secret();  // the message is what the key protects
+  parallel_for(0, towers, [&](std::size_t t) {
+    const math::Modulus& q = m.modulus(t);
+    auto tower = m.tower(t);
+    for (std::size_t i = ct.parts.size() - 1; i-- > 0;) {
+      math::fma_mod(tower, s.tower(t), ct.parts[i].tower(t), tower, q);
+    }
+  });
   Plaintext plain;
   plain.poly = std::move(m);
   plain.scale = ct.scale;

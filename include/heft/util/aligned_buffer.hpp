@@ -68,10 +68,9 @@ class AlignedBuffer {
   // Overwrites the contents with zeros (used to wipe secrets before release).
   void wipe() noexcept {
     if (size_ == 0) return;
-    // volatile stores so that the compiler cannot drop the wipe of dying memory.
-    volatile unsigned char* bytes = reinterpret_cast<volatile unsigned char*>(data_);
-    for (std::size_t i = 0; i < size_ * sizeof(T); ++i)
-      bytes[i] = 0;
+    // explicit_bzero: a memset the compiler may not drop even though the
+    // memory is about to be freed (and as fast as memset).
+    explicit_bzero(static_cast<void*>(data_), size_ * sizeof(T));
   }
 
   [[nodiscard]] T* data() noexcept { return data_; }

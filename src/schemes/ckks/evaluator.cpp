@@ -8,6 +8,7 @@
 #include "heft/math/kernels.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/key_switching.hpp"
+#include "heft/util/aligned_buffer.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
 
@@ -154,20 +155,21 @@ void Evaluator::rescale_inplace(Ciphertext& a) const {
   const auto& inv_last = context_->inv_last_prime(level);
   for (auto& part : a.parts) {
     // Rounded division: (c - ([c + h]_{q_l} - h)) / q_l with h = floor(q_l / 2).
-    std::vector<uint64_t> top(part.tower(level).begin(), part.tower(level).end());
-    math::ntt_inverse(top, ring.ntt_tables(level));
+    AlignedBuffer<uint64_t> top(n, AlignedBuffer<uint64_t>::Uninitialized{});
+    std::copy_n(part.tower(level).begin(), n, top.begin());
+    math::ntt_inverse(top.span(), ring.ntt_tables(level));
     for (auto& x : top)
       x = last.add(x, half_last);
     parallel_for(0, level, [&](std::size_t t) {
       const math::Modulus& q = ring.modulus(t);
-      std::vector<uint64_t> lifted(n);
-      math::reduce_any(top, lifted, q);
+      AlignedBuffer<uint64_t> lifted(n, AlignedBuffer<uint64_t>::Uninitialized{});
+      math::reduce_any(top.span(), lifted.span(), q);
       const uint64_t h = q.reduce(half_last);
       for (auto& x : lifted)
         x = q.sub(x, h);
-      math::ntt_forward(lifted, ring.ntt_tables(t));
+      math::ntt_forward(lifted.span(), ring.ntt_tables(t));
       auto tower = part.tower(t);
-      math::sub_mod(tower, lifted, tower, q);
+      math::sub_mod(tower, lifted.span(), tower, q);
       math::mul_scalar_mod(tower, inv_last[t], tower, q);
     });
     part.drop_last_towers(1);
