@@ -60,12 +60,15 @@ void check_ciphertext(const Context& context, const Ciphertext& ct, const char* 
 }
 
 Encryptor::Encryptor(const PublicKey& public_key)
-    : context_(public_key.context), public_key_(&public_key) {
+    : context_(public_key.context),
+      public_key_(std::make_shared<const PublicKey>(
+          PublicKey{public_key.context, public_key.b.clone(), public_key.a.clone()})) {
   if (!context_) throw InvalidArgument("Encryptor: the public key is empty");
 }
 
 Encryptor::Encryptor(const SecretKey& secret_key)
-    : context_(secret_key.context()), secret_key_(&secret_key) {
+    : context_(secret_key.context()),
+      secret_key_(std::make_shared<const SecretKey>(secret_key.clone())) {
   if (!context_) throw InvalidArgument("Encryptor: the secret key is empty");
 }
 
@@ -132,7 +135,8 @@ Ciphertext expand_seeded(const Context& context, const SeededCiphertext& seeded)
   return ct;
 }
 
-Decryptor::Decryptor(const SecretKey& secret_key) : secret_key_(&secret_key) {
+Decryptor::Decryptor(const SecretKey& secret_key)
+    : secret_key_(std::make_shared<const SecretKey>(secret_key.clone())) {
   if (!secret_key.context()) throw InvalidArgument("Decryptor: the secret key is empty");
 }
 

@@ -37,8 +37,9 @@ class Encryptor {
 
  private:
   std::shared_ptr<const Context> context_;
-  const PublicKey* public_key_ = nullptr;
-  const SecretKey* secret_key_ = nullptr;
+  // Own copies of the key, so an Encryptor never outlives what it points to.
+  std::shared_ptr<const PublicKey> public_key_;
+  std::shared_ptr<const SecretKey> secret_key_;
 };
 
 // Rebuilds the full ciphertext (c_0, c_1) from a seeded one.
@@ -52,7 +53,7 @@ class Decryptor {
   [[nodiscard]] Plaintext decrypt(const Ciphertext& ciphertext) const;
 
  private:
-  const SecretKey* secret_key_;
+  std::shared_ptr<const SecretKey> secret_key_;  // an own copy
 };
 
 // Checks that every part of ct is a non-empty NTT-form polynomial of the
