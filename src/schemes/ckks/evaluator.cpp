@@ -492,14 +492,14 @@ Ciphertext Evaluator::multiply_integer(const Ciphertext& a, int64_t value) const
   check(a, "multiply_integer");
   Ciphertext out = a.clone();
   const std::size_t towers = out.level() + 1;
+  // |value| as an unsigned word (also right for INT64_MIN), reduced per tower.
+  const uint64_t magnitude =
+      value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
   std::vector<uint64_t> residues(towers);
   for (std::size_t t = 0; t < towers; ++t) {
-    residues[t] = reduce_integer_double(static_cast<double>(value), out.parts[0].modulus(t));
-    if (std::abs(value) < (int64_t{1} << 53)) {
-      const math::Modulus& q = out.parts[0].modulus(t);
-      const uint64_t magnitude = q.reduce(static_cast<uint64_t>(value < 0 ? -value : value));
-      residues[t] = value < 0 ? q.negate(magnitude) : magnitude;
-    }
+    const math::Modulus& q = out.parts[0].modulus(t);
+    const uint64_t r = q.reduce(magnitude);
+    residues[t] = value < 0 ? q.negate(r) : r;
   }
   for (auto& part : out.parts)
     part.multiply_scalar(residues);
