@@ -92,49 +92,54 @@ TEST(Ckks, ArithmeticMatchesComplexDoubles) {
     for (std::size_t dnum : {std::size_t{1}, std::size_t{2}, std::size_t{4}}) {
       std::printf("N=%llu dnum=%zu\n", static_cast<unsigned long long>(n), dnum);
       Fixture f(small_params(n, 3, dnum));
-      const Vec x = random_vector(f.slots(), rng), y = random_vector(f.slots(), rng);
-      const Ciphertext cx = f.encrypt(x), cy = f.encrypt(y);
-      Vec want(x.size());
-      auto with = [&](auto op) {
-        for (std::size_t i = 0; i < x.size(); ++i)
-          want[i] = op(x[i], y[i]);
-        return want;
-      };
-      expect_close(f.decrypt(f.eval.add(cx, cy)), with([](cd a, cd b) { return a + b; }), -19,
-                   "add");
-      expect_close(f.decrypt(f.eval.sub(cx, cy)), with([](cd a, cd b) { return a - b; }), -19,
-                   "sub");
-      expect_close(f.decrypt(f.eval.negate(cx)), with([](cd a, cd) { return -a; }), -19, "negate");
-      const Plaintext py = f.encoder.encode(y, cx.scale, cx.level());
-      expect_close(f.decrypt(f.eval.add_plain(cx, py)), with([](cd a, cd b) { return a + b; }), -19,
-                   "add_plain");
-      expect_close(f.decrypt(f.eval.sub_plain(cx, py)), with([](cd a, cd b) { return a - b; }), -19,
-                   "sub_plain");
-      const cd c(0.75, -1.25);
-      expect_close(f.decrypt(f.eval.add_scalar(cx, c)), with([&](cd a, cd) { return a + c; }), -19,
-                   "add_scalar");
-      expect_close(f.decrypt(f.eval.sub_scalar(cx, c)), with([&](cd a, cd) { return a - c; }), -19,
-                   "sub_scalar");
-      const Ciphertext product = f.eval.multiply(cx, cy, f.relin);
-      EXPECT_EQ(product.size(), 2u);
-      expect_close(f.decrypt(product), with([](cd a, cd b) { return a * b; }), -17,
-                   "multiply+relin");
-      expect_close(f.decrypt(f.eval.rescale(product)), with([](cd a, cd b) { return a * b; }), -17,
-                   "rescale");
-      EXPECT_EQ(f.eval.rescale(product).level(), cx.level() - 1);
-      expect_close(f.decrypt(f.eval.multiply(cx, cy)), with([](cd a, cd b) { return a * b; }), -17,
-                   "multiply (3 parts)");
-      expect_close(f.decrypt(f.eval.square(cx, f.relin)), with([](cd a, cd) { return a * a; }), -17,
-                   "square");
-      expect_close(f.decrypt(f.eval.multiply_plain(cx, py)), with([](cd a, cd b) { return a * b; }),
-                   -17, "multiply_plain");
-      expect_close(f.decrypt(f.eval.multiply_scalar(cx, c)), with([&](cd a, cd) { return a * c; }),
-                   -17, "multiply_scalar complex");
-      expect_close(f.decrypt(f.eval.multiply_scalar(cx, 0.3)),
-                   with([&](cd a, cd) { return a * 0.3; }), -17, "multiply_scalar real");
-      expect_close(f.decrypt(f.eval.multiply_integer(cx, -7)),
-                   with([&](cd a, cd) { return a * -7.0; }), -17, "multiply_integer");
-      expect_close(f.decrypt(f.eval.drop_to_level(cx, 1)), x, -19, "drop_to_level");
+      // At the top level and at level 1 (one prime left to rescale by).
+      for (std::size_t level : {f.context->max_level(), std::size_t{1}}) {
+        std::printf(" level %zu\n", level);
+        const Vec x = random_vector(f.slots(), rng), y = random_vector(f.slots(), rng);
+        const Ciphertext cx = f.encrypt(x, level), cy = f.encrypt(y, level);
+        Vec want(x.size());
+        auto with = [&](auto op) {
+          for (std::size_t i = 0; i < x.size(); ++i)
+            want[i] = op(x[i], y[i]);
+          return want;
+        };
+        expect_close(f.decrypt(f.eval.add(cx, cy)), with([](cd a, cd b) { return a + b; }), -19,
+                     "add");
+        expect_close(f.decrypt(f.eval.sub(cx, cy)), with([](cd a, cd b) { return a - b; }), -19,
+                     "sub");
+        expect_close(f.decrypt(f.eval.negate(cx)), with([](cd a, cd) { return -a; }), -19,
+                     "negate");
+        const Plaintext py = f.encoder.encode(y, cx.scale, cx.level());
+        expect_close(f.decrypt(f.eval.add_plain(cx, py)), with([](cd a, cd b) { return a + b; }),
+                     -19, "add_plain");
+        expect_close(f.decrypt(f.eval.sub_plain(cx, py)), with([](cd a, cd b) { return a - b; }),
+                     -19, "sub_plain");
+        const cd c(0.75, -1.25);
+        expect_close(f.decrypt(f.eval.add_scalar(cx, c)), with([&](cd a, cd) { return a + c; }),
+                     -19, "add_scalar");
+        expect_close(f.decrypt(f.eval.sub_scalar(cx, c)), with([&](cd a, cd) { return a - c; }),
+                     -19, "sub_scalar");
+        const Ciphertext product = f.eval.multiply(cx, cy, f.relin);
+        EXPECT_EQ(product.size(), 2u);
+        expect_close(f.decrypt(product), with([](cd a, cd b) { return a * b; }), -17,
+                     "multiply+relin");
+        expect_close(f.decrypt(f.eval.rescale(product)), with([](cd a, cd b) { return a * b; }),
+                     -17, "rescale");
+        EXPECT_EQ(f.eval.rescale(product).level(), cx.level() - 1);
+        expect_close(f.decrypt(f.eval.multiply(cx, cy)), with([](cd a, cd b) { return a * b; }),
+                     -17, "multiply (3 parts)");
+        expect_close(f.decrypt(f.eval.square(cx, f.relin)), with([](cd a, cd) { return a * a; }),
+                     -17, "square");
+        expect_close(f.decrypt(f.eval.multiply_plain(cx, py)),
+                     with([](cd a, cd b) { return a * b; }), -17, "multiply_plain");
+        expect_close(f.decrypt(f.eval.multiply_scalar(cx, c)),
+                     with([&](cd a, cd) { return a * c; }), -17, "multiply_scalar complex");
+        expect_close(f.decrypt(f.eval.multiply_scalar(cx, 0.3)),
+                     with([&](cd a, cd) { return a * 0.3; }), -17, "multiply_scalar real");
+        expect_close(f.decrypt(f.eval.multiply_integer(cx, -7)),
+                     with([&](cd a, cd) { return a * -7.0; }), -17, "multiply_integer");
+        expect_close(f.decrypt(f.eval.drop_to_level(cx, 0)), x, -19, "drop_to_level");
+      }
     }
   }
 }
