@@ -3,6 +3,7 @@
 // CRT reconstruction), level drops, secrets, and the error contract (typed
 // exception, operands unchanged).
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <random>
 
@@ -215,6 +216,26 @@ TEST(RnsPoly, SetCoefficientsReducesOneIntegerIntoEveryTower) {
       BigInt value;
       mpz_set_si(value.get(), values[k]);
       ASSERT_EQ(poly.tower(i)[k], value.mod(q)) << "tower " << i << " coefficient " << k;
+    }
+  }
+  // Values all below the smallest modulus take the no-reduction path.
+  uint64_t smallest = ~uint64_t{0};
+  for (std::size_t i = 0; i < 3; ++i)
+    smallest = std::min(smallest, context->modulus(i).value());
+  for (std::size_t k = 0; k < 16; ++k) {
+    values[k] = static_cast<int64_t>(rng() % smallest) * (k % 2 == 0 ? 1 : -1);
+  }
+  values[0] = static_cast<int64_t>(smallest - 1);
+  values[1] = -static_cast<int64_t>(smallest - 1);
+  values[2] = 0;
+  poly.set_coefficients(values);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const uint64_t q = context->modulus(i).value();
+    for (std::size_t k = 0; k < 16; ++k) {
+      BigInt value;
+      mpz_set_si(value.get(), values[k]);
+      ASSERT_EQ(poly.tower(i)[k], value.mod(q))
+          << "small path, tower " << i << " coefficient " << k;
     }
   }
   const std::vector<int64_t> too_short(15);

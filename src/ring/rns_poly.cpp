@@ -128,6 +128,34 @@ void RnsPoly::set_coefficients(std::span<const int64_t> values) {
     throw MismatchError("RnsPoly::set_coefficients: got " + std::to_string(values.size()) +
                         " values for a polynomial of degree " + std::to_string(degree_));
   }
+  // Largest magnitude, computed without branches on the values. Samplers'
+  // outputs (ternary, Gaussian) are always far below every modulus, and then
+  // the per-coefficient Barrett reduction is unnecessary: the branch below
+  // depends only on that bound, never on an individual secret value.
+  uint64_t largest = 0;
+  for (const int64_t v : values) {
+    const uint64_t value = static_cast<uint64_t>(v);
+    const uint64_t negative_mask = 0 - (value >> 63);
+    const uint64_t magnitude = (value ^ negative_mask) - negative_mask;
+    largest |= magnitude;  // an upper bound's worth of bits is enough
+  }
+  uint64_t smallest_modulus = ~uint64_t{0};
+  for (std::size_t i = 0; i < tower_count_; ++i) {
+    smallest_modulus = std::min(smallest_modulus, context_->modulus(i).value());
+  }
+  if (largest < smallest_modulus) {
+    detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+      const uint64_t modulus = context_->modulus(i).value();
+      uint64_t* out = storage_.data() + i * degree_;
+      for (std::size_t k = 0; k < degree_; ++k) {
+        // v in (-q, q): add q exactly when v is negative (mask, no branch).
+        const uint64_t value = static_cast<uint64_t>(values[k]);
+        out[k] = value + (modulus & (0 - (value >> 63)));
+      }
+    });
+    form_ = Form::coefficient;
+    return;
+  }
   detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
     const math::Modulus& q = context_->modulus(i);
     const uint64_t modulus = q.value();
