@@ -7,8 +7,9 @@
 // 32 x 32-bit _mm512_mul_epu32 partial products; where an estimate is enough
 // (quotients) the carry out of the low half is dropped, leaving the quotient
 // up to 2 short, which costs one extra conditional subtraction of 2q.
-// Loop tails use masked loads and stores, so any n works and nothing outside
-// the arrays is touched.
+// The loop over the arrays (masked tails included) is map_lanes in
+// avx512_eltwise_loops.hpp; the function objects below are its operations.
+#include "math/kernels/avx512_eltwise_loops.hpp"
 #include "math/kernels/avx512_intrinsics.hpp"
 #include "math/kernels/kernel_api.hpp"
 
@@ -17,21 +18,6 @@ namespace {
 
 inline __m512i set1(uint64_t x) {
   return _mm512_set1_epi64(static_cast<long long>(x));
-}
-inline __m512i load(const uint64_t* p) {
-  return _mm512_loadu_si512(p);
-}
-inline void store(uint64_t* p, __m512i v) {
-  _mm512_storeu_si512(p, v);
-}
-inline __mmask8 tail_mask(size_t count) {
-  return static_cast<__mmask8>((1u << count) - 1);
-}
-inline __m512i load_tail(const uint64_t* p, __mmask8 k) {
-  return _mm512_maskz_loadu_epi64(k, p);
-}
-inline void store_tail(uint64_t* p, __mmask8 k, __m512i v) {
-  _mm512_mask_storeu_epi64(p, k, v);
 }
 
 // x in [0, 2 bound) -> [0, bound).
@@ -63,41 +49,6 @@ inline __m512i mulhi_exact(__m512i a, __m512i b, __m512i mask32) {
   const __m512i mid2 = _mm512_add_epi64(lh, _mm512_and_si512(mid, mask32));
   return _mm512_add_epi64(
       hh, _mm512_add_epi64(_mm512_srli_epi64(mid, 32), _mm512_srli_epi64(mid2, 32)));
-}
-
-// The loops. Op is a small function object (internal linkage) per operation.
-template <class Op>
-inline void map1(uint64_t* out, const uint64_t* a, size_t n, const Op& op) {
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    store(out + i, op(load(a + i)));
-  if (i < n) {
-    const __mmask8 k = tail_mask(n - i);
-    store_tail(out + i, k, op(load_tail(a + i, k)));
-  }
-}
-
-template <class Op>
-inline void map2(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, const Op& op) {
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    store(out + i, op(load(a + i), load(b + i)));
-  if (i < n) {
-    const __mmask8 k = tail_mask(n - i);
-    store_tail(out + i, k, op(load_tail(a + i, k), load_tail(b + i, k)));
-  }
-}
-
-template <class Op>
-inline void map3(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n,
-                 const Op& op) {
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    store(out + i, op(load(a + i), load(b + i), load(c + i)));
-  if (i < n) {
-    const __mmask8 k = tail_mask(n - i);
-    store_tail(out + i, k, op(load_tail(a + i, k), load_tail(b + i, k), load_tail(c + i, k)));
-  }
 }
 
 struct AddMod {
@@ -225,47 +176,48 @@ struct ReduceAny {
 }  // namespace
 
 void add_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q) {
-  map2(out, a, b, n, AddMod{set1(q)});
+  map_lanes(out, n, AddMod{set1(q)}, a, b);
 }
 
 void sub_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q) {
-  map2(out, a, b, n, SubMod{set1(q)});
+  map_lanes(out, n, SubMod{set1(q)}, a, b);
 }
 
 void negate_mod(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
-  map1(out, a, n, NegateMod{set1(q)});
+  map_lanes(out, n, NegateMod{set1(q)}, a);
 }
 
 void mul_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, const ModulusData& q) {
-  map2(out, a, b, n, MulMod{Barrett128(q)});
+  map_lanes(out, n, MulMod{Barrett128(q)}, a, b);
 }
 
 void mul_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup, size_t n,
                     uint64_t q) {
-  map1(out, a, n, ShoupProduct(w, w_shoup, q));
+  map_lanes(out, n, ShoupProduct(w, w_shoup, q), a);
 }
 
 void fma_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n,
              const ModulusData& q) {
-  map3(out, a, b, c, n, FmaMod{Barrett128(q), set1(1)});
+  map_lanes(out, n, FmaMod{Barrett128(q), set1(1)}, a, b, c);
 }
 
 void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup,
                     const uint64_t* c, size_t n, uint64_t q) {
-  map2(out, a, c, n, FmaScalar{ShoupProduct(w, w_shoup, q)});
+  map_lanes(out, n, FmaScalar{ShoupProduct(w, w_shoup, q)}, a, c);
 }
 
 void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
-  map1(out, a, n, ReduceFrom2q{set1(q)});
+  map_lanes(out, n, ReduceFrom2q{set1(q)}, a);
 }
 
 void reduce_from_4q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
-  map1(out, a, n, ReduceFrom4q{set1(q), set1(2 * q)});
+  map_lanes(out, n, ReduceFrom4q{set1(q), set1(2 * q)}, a);
 }
 
 void reduce_any(uint64_t* out, const uint64_t* a, size_t n, const ModulusData& q) {
-  map1(out, a, n,
-       ReduceAny{set1(q.value), set1(2 * q.value), set1(q.barrett64), set1(q.barrett64 >> 32)});
+  map_lanes(out, n,
+            ReduceAny{set1(q.value), set1(2 * q.value), set1(q.barrett64), set1(q.barrett64 >> 32)},
+            a);
 }
 
 }  // namespace heft::math::kernels::HEFT_AVX512_NAMESPACE

@@ -9,6 +9,7 @@
 // width the multiply-adds read. A residue r < 2^52 of w*y - Q*q is recovered
 // as the low 52 bits of lo52(w*y) + lo52(Q*(2^52 - q)) (+ an addend), which
 // differ from r by 0 or 2^52 before the mask.
+#include "math/kernels/avx512_eltwise_loops.hpp"
 #include "math/kernels/avx512_intrinsics.hpp"
 #include "math/kernels/kernel_api.hpp"
 
@@ -21,59 +22,10 @@ constexpr uint64_t kModulusBound = uint64_t{1} << 50;
 inline __m512i set1(uint64_t x) {
   return _mm512_set1_epi64(static_cast<long long>(x));
 }
-inline __m512i load(const uint64_t* p) {
-  return _mm512_loadu_si512(p);
-}
-inline void store(uint64_t* p, __m512i v) {
-  _mm512_storeu_si512(p, v);
-}
-inline __mmask8 tail_mask(size_t count) {
-  return static_cast<__mmask8>((1u << count) - 1);
-}
-inline __m512i load_tail(const uint64_t* p, __mmask8 k) {
-  return _mm512_maskz_loadu_epi64(k, p);
-}
-inline void store_tail(uint64_t* p, __mmask8 k, __m512i v) {
-  _mm512_mask_storeu_epi64(p, k, v);
-}
 
 // x in [0, 2 bound) -> [0, bound): if x < bound, x - bound wraps above x.
 inline __m512i reduce_once(__m512i x, __m512i bound) {
   return _mm512_min_epu64(x, _mm512_sub_epi64(x, bound));
-}
-
-template <class Op>
-inline void map1(uint64_t* out, const uint64_t* a, size_t n, const Op& op) {
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    store(out + i, op(load(a + i)));
-  if (i < n) {
-    const __mmask8 k = tail_mask(n - i);
-    store_tail(out + i, k, op(load_tail(a + i, k)));
-  }
-}
-
-template <class Op>
-inline void map2(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, const Op& op) {
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    store(out + i, op(load(a + i), load(b + i)));
-  if (i < n) {
-    const __mmask8 k = tail_mask(n - i);
-    store_tail(out + i, k, op(load_tail(a + i, k), load_tail(b + i, k)));
-  }
-}
-
-template <class Op>
-inline void map3(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n,
-                 const Op& op) {
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    store(out + i, op(load(a + i), load(b + i), load(c + i)));
-  if (i < n) {
-    const __mmask8 k = tail_mask(n - i);
-    store_tail(out + i, k, op(load_tail(a + i, k), load_tail(b + i, k), load_tail(c + i, k)));
-  }
 }
 
 // Barrett for x = a b with a, b < q, q of L <= 50 bits and not a power of two
@@ -183,7 +135,7 @@ void mul_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, cons
     HEFT_AVX512_NAMESPACE::mul_mod(out, a, b, n, q);
     return;
   }
-  map2(out, a, b, n, MulMod{Barrett52(q)});
+  map_lanes(out, n, MulMod{Barrett52(q)}, a, b);
 }
 
 void mul_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup, size_t n,
@@ -192,7 +144,7 @@ void mul_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_sho
     HEFT_AVX512_NAMESPACE::mul_scalar_mod(out, a, w, w_shoup, n, q);
     return;
   }
-  map1(out, a, n, MulScalar{ShoupProduct(w, w_shoup, q)});
+  map_lanes(out, n, MulScalar{ShoupProduct(w, w_shoup, q)}, a);
 }
 
 void fma_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n,
@@ -201,7 +153,7 @@ void fma_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t
     HEFT_AVX512_NAMESPACE::fma_mod(out, a, b, c, n, q);
     return;
   }
-  map3(out, a, b, c, n, FmaMod{Barrett52(q)});
+  map_lanes(out, n, FmaMod{Barrett52(q)}, a, b, c);
 }
 
 void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup,
@@ -210,7 +162,7 @@ void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_sho
     HEFT_AVX512_NAMESPACE::fma_scalar_mod(out, a, w, w_shoup, c, n, q);
     return;
   }
-  map2(out, a, c, n, FmaScalar{ShoupProduct(w, w_shoup, q)});
+  map_lanes(out, n, FmaScalar{ShoupProduct(w, w_shoup, q)}, a, c);
 }
 
 void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
