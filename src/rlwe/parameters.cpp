@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -74,6 +75,21 @@ void Parameters::validate() const {
     throw InvalidArgument("sparse ternary secret needs a Hamming weight in [1, N]; got " +
                           std::to_string(secret.hamming_weight));
   }
+  if (plain_modulus != 0) {
+    if (plain_modulus < 2 || plain_modulus >= (uint64_t{1} << math::kMaxModulusBits)) {
+      throw InvalidArgument("plaintext modulus t = " + std::to_string(plain_modulus) +
+                            " must be in [2, 2^61)");
+    }
+    for (const auto* moduli : {&ciphertext_moduli, &special_moduli}) {
+      for (uint64_t q : *moduli) {
+        if (q % plain_modulus == 0 || std::gcd(q, plain_modulus) != 1) {
+          throw InvalidArgument("plaintext modulus t = " + std::to_string(plain_modulus) +
+                                " is not coprime to the prime " + std::to_string(q) +
+                                ": choose another t or other primes");
+        }
+      }
+    }
+  }
   check_security(degree, total_bits(), security);
 }
 
@@ -121,6 +137,7 @@ std::string describe(const Parameters& p) {
   out << "N=" << p.degree << ", L=" << p.ciphertext_moduli.size() << " ("
       << range(p.ciphertext_moduli) << " bits), K=" << p.special_moduli.size();
   if (!p.special_moduli.empty()) out << " (" << range(p.special_moduli) << " bits)";
+  if (p.plain_modulus != 0) out << ", t=" << p.plain_modulus;
   out << ", dnum=" << p.digit_count() << ", log2(QP)=" << p.total_bits() << ", security "
       << to_string(p.security);
   if (p.secret.kind == SecretKind::sparse_ternary)

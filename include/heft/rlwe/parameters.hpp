@@ -40,7 +40,8 @@ struct Parameters {
   std::size_t dnum = 0;                     // key-switching digits; 0 = ceil(L / K)
   SecretDistribution secret{};
   SecurityLevel security = SecurityLevel::classic128;
-  double scale = 0.0;  // CKKS: nominal scale of fresh ciphertexts (0 for BFV/BGV)
+  double scale = 0.0;          // CKKS: nominal scale of fresh ciphertexts (0 for BFV/BGV)
+  uint64_t plain_modulus = 0;  // BFV/BGV: t >= 2, coprime to every prime (0 for CKKS)
 
   // Sum of the bit sizes of all primes: heft's measure of log2(QP).
   [[nodiscard]] int total_bits() const;
@@ -50,8 +51,9 @@ struct Parameters {
 
   // Throws InvalidArgument with the reason: N not a power of two in range,
   // no ciphertext primes, a modulus that is not an NTT prime for N, repeated
-  // primes, dnum outside [1, L], a bad Hamming weight, or a set that exceeds
-  // the HE Standard bound for its security level.
+  // primes, dnum outside [1, L], a bad Hamming weight, a plaintext modulus out
+  // of range or sharing a factor with a prime, or a set that exceeds the HE
+  // Standard bound for its security level.
   void validate() const;
 };
 
