@@ -1,0 +1,107 @@
+// BFV homomorphic operations on rlwe ciphertexts of Delta * m, m mod t.
+//
+// Multiplication (ct x ct) uses exact RNS base extension in the style of
+// Halevi-Polyakov-Shoup, but with heft's exact conversions instead of the
+// floating-point or Shenoy-Kumaresan corrections of HPS / BEHZ:
+//   1. extend both operands exactly (centred) from Q_l to an auxiliary base R
+//      of NTT primes with R > 2 t N Q_l (built once per level and cached);
+//   2. tensor in Q_l and in R (so the products are known exactly modulo Q_l R,
+//      which exceeds twice their size N Q_l^2 / 2);
+//   3. with r = [t d]_{Q_l} centred, extended exactly to R, the scaled product
+//      y = (t d - r) / Q_l = round(t d / Q_l) is computed in R, where it is an
+//      exact division;
+//   4. y (|y| < R / 2) is converted exactly back to Q_l.
+// Every step is exact, so the only noise is BFV's own rounding; we chose this
+// over BEHZ because BEHZ needs an extra redundant modulus and a Montgomery
+// correction step whose error analysis is subtle, while the exact converters
+// already exist (ring::BaseConverter) and make the result deterministic.
+//
+// Rotations use the rlwe Galois keys (KeyGenerator::create_galois_keys):
+// rotate_rows(step) applies 5^step (both rows of the 2 x N/2 slot matrix
+// rotate left by step; negative steps rotate right), rotate_columns applies
+// 2N - 1 (the rows swap; create the keys with include_conjugation = true).
+//
+// mod_switch_to_next divides by the last prime with rounding: Delta becomes
+// about floor(Q_{l-1} / t), the noise shrinks by q_l, so the budget is kept
+// while ciphertexts get smaller and faster.
+//
+// Every operation validates its operands before writing anything: on error the
+// inputs are unchanged.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "heft/ring/base_converter.hpp"
+#include "heft/rlwe/ciphertext.hpp"
+#include "heft/rlwe/context.hpp"
+#include "heft/rlwe/keys.hpp"
+#include "heft/schemes/batch_encoder.hpp"
+
+namespace heft::bfv {
+
+using rlwe::Ciphertext;
+using schemes::IntegerPlaintext;
+
+class Evaluator {
+ public:
+  // Throws InvalidArgument on a null context or one without plaintext modulus.
+  explicit Evaluator(std::shared_ptr<const rlwe::Context> context);
+  ~Evaluator();
+
+  [[nodiscard]] const std::shared_ptr<const rlwe::Context>& context() const noexcept {
+    return context_;
+  }
+
+  // ---- addition and subtraction (operands at the same level; any sizes) ----
+  [[nodiscard]] Ciphertext add(const Ciphertext& a, const Ciphertext& b) const;
+  [[nodiscard]] Ciphertext sub(const Ciphertext& a, const Ciphertext& b) const;
+  [[nodiscard]] Ciphertext negate(const Ciphertext& a) const;
+  [[nodiscard]] Ciphertext add_plain(const Ciphertext& a, const IntegerPlaintext& p) const;
+  [[nodiscard]] Ciphertext sub_plain(const Ciphertext& a, const IntegerPlaintext& p) const;
+  // The constant polynomial `value` (< t): in batching terms, every slot.
+  [[nodiscard]] Ciphertext add_scalar(const Ciphertext& a, uint64_t value) const;
+
+  // ---- multiplication ----
+  // Tensor product of two 2-part ciphertexts at the same level: 3 parts.
+  [[nodiscard]] Ciphertext multiply(const Ciphertext& a, const Ciphertext& b) const;
+  [[nodiscard]] Ciphertext square(const Ciphertext& a) const;
+  [[nodiscard]] Ciphertext relinearize(const Ciphertext& a, const rlwe::RelinKey& key) const;
+  [[nodiscard]] Ciphertext multiply(const Ciphertext& a, const Ciphertext& b,
+                                    const rlwe::RelinKey& key) const;
+  [[nodiscard]] Ciphertext square(const Ciphertext& a, const rlwe::RelinKey& key) const;
+  // By a plaintext lifted to (-t/2, t/2] (no scaling: Delta is already in a).
+  [[nodiscard]] Ciphertext multiply_plain(const Ciphertext& a, const IntegerPlaintext& p) const;
+  // By a constant value < t (centred the same way).
+  [[nodiscard]] Ciphertext multiply_scalar(const Ciphertext& a, uint64_t value) const;
+
+  // ---- rotations (2-part ciphertexts) ----
+  [[nodiscard]] Ciphertext rotate_rows(const Ciphertext& a, int64_t step,
+                                       const rlwe::GaloisKeys& keys) const;
+  [[nodiscard]] Ciphertext rotate_columns(const Ciphertext& a, const rlwe::GaloisKeys& keys) const;
+  // X -> X^g for any Galois element with a key.
+  [[nodiscard]] Ciphertext apply_galois(const Ciphertext& a, uint64_t galois_element,
+                                        const rlwe::GaloisKeys& keys) const;
+
+  // ---- levels ----
+  // Drops the last prime with rounding; InvalidArgument at level 0.
+  [[nodiscard]] Ciphertext mod_switch_to_next(const Ciphertext& a) const;
+
+ private:
+  struct MultiplyTables;
+  const MultiplyTables& multiply_tables(std::size_t level) const;
+  void check(const Ciphertext& a, const char* operation) const;
+  void check_same_level(const Ciphertext& a, const Ciphertext& b, const char* operation) const;
+  void check_relin_key(const rlwe::RelinKey& key, const char* operation) const;
+  Ciphertext add_or_sub(const Ciphertext& a, const Ciphertext& b, bool subtract,
+                        const char* operation) const;
+
+  std::shared_ptr<const rlwe::Context> context_;
+  uint64_t t_;
+  mutable std::mutex tables_mutex_;
+  mutable std::vector<std::unique_ptr<MultiplyTables>> tables_;  // by level, built on first use
+};
+
+}  // namespace heft::bfv

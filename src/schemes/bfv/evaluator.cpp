@@ -1,0 +1,339 @@
+// BFV evaluator: additions, plaintext products, the exact RNS tensor product
+// with t/Q scaling (see evaluator.hpp for why this method), relinearization,
+// row and column rotations and modulus switching.
+#include "heft/schemes/bfv/evaluator.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <string>
+
+#include "heft/math/kernels.hpp"
+#include "heft/math/primes.hpp"
+#include "heft/ring/poly_context.hpp"
+#include "heft/rlwe/encryptor.hpp"
+#include "heft/rlwe/key_switching.hpp"
+#include "heft/util/error.hpp"
+#include "heft/util/parallel.hpp"
+#include "plain_lift.hpp"
+
+namespace heft::bfv {
+
+// What multiplication at one level needs: the auxiliary ring R and the exact
+// converters between Q_l and R.
+struct Evaluator::MultiplyTables {
+  std::shared_ptr<const ring::PolyContext> aux;
+  std::unique_ptr<ring::BaseConverter> q_to_r, r_to_q;
+  std::vector<uint64_t> inv_q_mod_r;  // Q_l^-1 mod r_j
+};
+
+namespace {
+
+// Centred representative of c mod t as a residue modulo q (c < t).
+uint64_t centered_mod(uint64_t c, uint64_t t, const math::Modulus& q) {
+  return c > t / 2 ? q.negate(q.reduce(t - c)) : q.reduce(c);
+}
+
+}  // namespace
+
+Evaluator::Evaluator(std::shared_ptr<const rlwe::Context> context)
+    : context_(std::move(context)), t_(0) {
+  if (!context_) throw InvalidArgument("bfv::Evaluator needs a context");
+  t_ = detail::plain_modulus_of(*context_, "bfv::Evaluator");
+  tables_.resize(context_->level_count());
+}
+
+Evaluator::~Evaluator() = default;
+
+const Evaluator::MultiplyTables& Evaluator::multiply_tables(std::size_t level) const {
+  std::lock_guard lock(tables_mutex_);
+  if (tables_[level]) return *tables_[level];
+  const ring::RnsBase q_base = detail::level_base(*context_, level);
+  // R > 2 t N Q_l (see evaluator.hpp), with a bit to spare.
+  int q_bits = 0;
+  for (const auto& q : q_base.moduli())
+    q_bits += q.bit_count();
+  const int t_bits = 64 - std::countl_zero(t_);
+  const int needed = q_bits + t_bits + context_->ciphertext_ring()->log_degree() + 3;
+  constexpr int kAuxBits = 60;
+  const std::size_t count = static_cast<std::size_t>((needed + kAuxBits - 2) / (kAuxBits - 1));
+  std::vector<uint64_t> exclude;
+  for (uint64_t q : context_->parameters().ciphertext_moduli)
+    exclude.push_back(q);
+  for (uint64_t p : context_->parameters().special_moduli)
+    exclude.push_back(p);
+  exclude.push_back(t_);
+  auto primes = math::generate_ntt_primes(kAuxBits, context_->degree(), count, exclude);
+  auto tables = std::make_unique<MultiplyTables>();
+  ring::RnsBase r_base(primes);
+  tables->aux = ring::PolyContext::create(context_->degree(), r_base);
+  tables->q_to_r = std::make_unique<ring::BaseConverter>(q_base, r_base);
+  tables->r_to_q = std::make_unique<ring::BaseConverter>(r_base, q_base);
+  const std::vector<uint64_t> q_mod_r = r_base.decompose(q_base.product());
+  for (std::size_t j = 0; j < r_base.size(); ++j)
+    tables->inv_q_mod_r.push_back(r_base[j].inverse(q_mod_r[j]));
+  tables_[level] = std::move(tables);
+  return *tables_[level];
+}
+
+void Evaluator::check(const Ciphertext& a, const char* operation) const {
+  rlwe::check_ciphertext(*context_, a, operation);
+}
+
+void Evaluator::check_same_level(const Ciphertext& a, const Ciphertext& b,
+                                 const char* operation) const {
+  check(a, operation);
+  check(b, operation);
+  if (a.level() != b.level()) {
+    throw MismatchError(std::string(operation) + ": operands are at levels " +
+                        std::to_string(a.level()) + " and " + std::to_string(b.level()) +
+                        "; mod_switch_to_next the higher one first");
+  }
+}
+
+void Evaluator::check_relin_key(const rlwe::RelinKey& key, const char* operation) const {
+  if (key.key.context != context_) {
+    throw MismatchError(std::string(operation) +
+                        ": the relinearization key belongs to a different context");
+  }
+}
+
+Ciphertext Evaluator::add_or_sub(const Ciphertext& a, const Ciphertext& b, bool subtract,
+                                 const char* operation) const {
+  check_same_level(a, b, operation);
+  const Ciphertext& longer = a.size() >= b.size() ? a : b;
+  Ciphertext out = longer.clone();
+  const std::size_t common = std::min(a.size(), b.size());
+  if (&longer == &a) {
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      if (subtract) {
+        out.parts[i] -= b.parts[i];
+      } else {
+        out.parts[i] += b.parts[i];
+      }
+    }
+  } else {
+    // out holds b: out = a +- b part by part, negating b's extra parts.
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (subtract) out.parts[i].negate();
+      if (i < common) out.parts[i] += a.parts[i];
+    }
+  }
+  return out;
+}
+
+Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
+  return add_or_sub(a, b, false, "add");
+}
+
+Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
+  return add_or_sub(a, b, true, "sub");
+}
+
+Ciphertext Evaluator::negate(const Ciphertext& a) const {
+  check(a, "negate");
+  Ciphertext out = a.clone();
+  for (auto& part : out.parts)
+    part.negate();
+  return out;
+}
+
+Ciphertext Evaluator::add_plain(const Ciphertext& a, const IntegerPlaintext& p) const {
+  check(a, "add_plain");
+  detail::check_plain(*context_, p, "add_plain");
+  Ciphertext out = a.clone();
+  out.parts[0] += detail::scaled_plain(*context_, p, a.level());
+  return out;
+}
+
+Ciphertext Evaluator::sub_plain(const Ciphertext& a, const IntegerPlaintext& p) const {
+  check(a, "sub_plain");
+  detail::check_plain(*context_, p, "sub_plain");
+  Ciphertext out = a.clone();
+  out.parts[0] -= detail::scaled_plain(*context_, p, a.level());
+  return out;
+}
+
+Ciphertext Evaluator::add_scalar(const Ciphertext& a, uint64_t value) const {
+  check(a, "add_scalar");
+  if (value >= t_) {
+    throw InvalidArgument("add_scalar: " + std::to_string(value) +
+                          " is not below t = " + std::to_string(t_));
+  }
+  // Delta * value is a constant polynomial: the same value at every NTT point.
+  const std::vector<uint64_t> delta = detail::delta_residues(*context_, a.level());
+  Ciphertext out = a.clone();
+  ring::RnsPoly& c0 = out.parts[0];
+  for (std::size_t i = 0; i < c0.tower_count(); ++i) {
+    const math::Modulus& q = c0.modulus(i);
+    const uint64_t add = q.mul(delta[i], q.reduce(value));
+    for (uint64_t& x : c0.tower(i))
+      x = q.add(x, add);
+  }
+  return out;
+}
+
+Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const IntegerPlaintext& p) const {
+  check(a, "multiply_plain");
+  detail::check_plain(*context_, p, "multiply_plain");
+  const ring::RnsPoly lifted = detail::centered_plain(*context_, p, a.level());
+  Ciphertext out = a.clone();
+  for (auto& part : out.parts)
+    part *= lifted;
+  return out;
+}
+
+Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, uint64_t value) const {
+  check(a, "multiply_scalar");
+  if (value >= t_) {
+    throw InvalidArgument("multiply_scalar: " + std::to_string(value) +
+                          " is not below t = " + std::to_string(t_));
+  }
+  Ciphertext out = a.clone();
+  std::vector<uint64_t> scalars(a.level() + 1);
+  for (std::size_t i = 0; i < scalars.size(); ++i)
+    scalars[i] = centered_mod(value, t_, out.parts[0].modulus(i));
+  for (auto& part : out.parts)
+    part.multiply_scalar(scalars);
+  return out;
+}
+
+Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
+  check_same_level(a, b, "multiply");
+  if (a.size() != 2 || b.size() != 2) {
+    throw InvalidArgument("multiply: operands must have 2 parts; relinearize first");
+  }
+  const std::size_t level = a.level();
+  const MultiplyTables& tables = multiply_tables(level);
+  const std::size_t r_count = tables.aux->tower_count();
+
+  // Step 1: the R parts of the operands (exact centred extension).
+  const auto extend = [&](const ring::RnsPoly& part) {
+    ring::RnsPoly coefficients = part.clone();
+    coefficients.intt();
+    ring::RnsPoly out(tables.aux, r_count);
+    tables.q_to_r->convert_exact_centered(coefficients, out);
+    out.ntt();
+    return out;
+  };
+  const std::array<ring::RnsPoly, 2> a_r{extend(a.parts[0]), extend(a.parts[1])};
+  const bool same = &a == &b;
+  std::array<ring::RnsPoly, 2> b_r_storage;
+  if (!same) b_r_storage = {extend(b.parts[0]), extend(b.parts[1])};
+  const std::array<ring::RnsPoly, 2>& b_r = same ? a_r : b_r_storage;
+
+  // Step 2: the tensor product in Q_l and in R.
+  const auto tensor = [](const ring::RnsPoly& a0, const ring::RnsPoly& a1, const ring::RnsPoly& b0,
+                         const ring::RnsPoly& b1) {
+    std::array<ring::RnsPoly, 3> d{a0 * b0, a0 * b1, a1 * b1};
+    d[1].add_product(a1, b0);
+    return d;
+  };
+  std::array<ring::RnsPoly, 3> d_q = tensor(a.parts[0], a.parts[1], b.parts[0], b.parts[1]);
+  std::array<ring::RnsPoly, 3> d_r = tensor(a_r[0], a_r[1], b_r[0], b_r[1]);
+
+  // Steps 3 and 4: y = (t d - [t d]_Q) / Q in R, then back to Q_l.
+  Ciphertext out;
+  for (std::size_t k = 0; k < 3; ++k) {
+    d_q[k].intt();
+    d_r[k].intt();
+    d_q[k].multiply_scalar(t_);
+    d_r[k].multiply_scalar(t_);
+    ring::RnsPoly remainder(tables.aux, r_count);
+    tables.q_to_r->convert_exact_centered(d_q[k], remainder);
+    d_r[k] -= remainder;
+    d_r[k].multiply_scalar(tables.inv_q_mod_r);
+    ring::RnsPoly result(context_->ciphertext_ring(), level + 1);
+    tables.r_to_q->convert_exact_centered(d_r[k], result);
+    result.ntt();
+    out.parts.push_back(std::move(result));
+  }
+  return out;
+}
+
+Ciphertext Evaluator::square(const Ciphertext& a) const {
+  if (!a.empty() && a.size() != 2) {
+    throw InvalidArgument("square: operand must have 2 parts; relinearize first");
+  }
+  return multiply(a, a);
+}
+
+Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key) const {
+  check(a, "relinearize");
+  check_relin_key(key, "relinearize");
+  if (a.size() != 3) throw InvalidArgument("relinearize: expects a 3-part ciphertext");
+  auto [d0, d1] = rlwe::switch_key(*context_, a.parts[2], key.key);
+  Ciphertext out;
+  out.parts.push_back(a.parts[0] + d0);
+  out.parts.push_back(a.parts[1] + d1);
+  return out;
+}
+
+Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
+                               const rlwe::RelinKey& key) const {
+  check_relin_key(key, "multiply");
+  return relinearize(multiply(a, b), key);
+}
+
+Ciphertext Evaluator::square(const Ciphertext& a, const rlwe::RelinKey& key) const {
+  check_relin_key(key, "square");
+  return relinearize(square(a), key);
+}
+
+Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
+                                   const rlwe::GaloisKeys& keys) const {
+  check(a, "apply_galois");
+  if (keys.context() != context_) {
+    throw MismatchError("apply_galois: the Galois keys belong to a different context");
+  }
+  if (a.size() != 2) throw InvalidArgument("apply_galois: relinearize the ciphertext first");
+  if (galois_element == 1) return a.clone();
+  const rlwe::KeySwitchKey& key = keys.at(galois_element);  // throws if absent
+  auto [e0, e1] =
+      rlwe::apply_galois(*context_, a.parts[0], rlwe::decompose(*context_, a.parts[1]), key);
+  Ciphertext out;
+  out.parts.push_back(std::move(e0));
+  out.parts.push_back(std::move(e1));
+  return out;
+}
+
+Ciphertext Evaluator::rotate_rows(const Ciphertext& a, int64_t step,
+                                  const rlwe::GaloisKeys& keys) const {
+  return apply_galois(a, context_->galois_element_for_step(step), keys);
+}
+
+Ciphertext Evaluator::rotate_columns(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {
+  return apply_galois(a, context_->conjugation_galois_element(), keys);
+}
+
+Ciphertext Evaluator::mod_switch_to_next(const Ciphertext& a) const {
+  check(a, "mod_switch_to_next");
+  const std::size_t level = a.level();
+  if (level == 0) {
+    throw InvalidArgument("mod_switch_to_next: the ciphertext is at level 0; no prime to drop");
+  }
+  const std::vector<uint64_t>& inv_last = context_->inv_last_prime(level);
+  Ciphertext out = a.clone();
+  for (auto& part : out.parts) {
+    part.intt();
+    const math::Modulus& last = part.modulus(level);
+    const auto last_tower = part.tower(level);
+    // round(c / q_l) = (c - [c]_{q_l} centred) / q_l, tower by tower.
+    parallel_for(0, level, [&](std::size_t i) {
+      const math::Modulus& q = part.modulus(i);
+      const uint64_t last_mod_q = q.reduce(last.value());
+      auto tower = part.tower(i);
+      for (std::size_t k = 0; k < tower.size(); ++k) {
+        const uint64_t v = last_tower[k];
+        const uint64_t centred =
+            v > last.value() / 2 ? q.sub(q.reduce(v), last_mod_q) : q.reduce(v);
+        tower[k] = q.mul(q.sub(tower[k], centred), inv_last[i]);
+      }
+    });
+    part.drop_last_towers(1);
+    part.ntt();
+  }
+  return out;
+}
+
+}  // namespace heft::bfv
