@@ -19,10 +19,13 @@ ring::RnsPoly first_towers(const ring::RnsPoly& p, std::size_t towers) {
   return out;
 }
 
-ring::RnsPoly gaussian_poly(const Context& context, ring::Prng& prng, std::size_t towers) {
+ring::RnsPoly gaussian_poly(const Context& context, ring::Prng& prng, std::size_t towers,
+                            uint64_t error_scale) {
   ring::RnsPoly e(context.ciphertext_ring(), towers);
   ring::sample_gaussian(prng, e);
   e.ntt();
+  // Skipped at 1 so that CKKS/BFV encryption is unchanged.
+  if (error_scale != 1) e.multiply_scalar(error_scale);
   return e;
 }
 
@@ -61,15 +64,19 @@ void check_ciphertext(const Context& context, const Ciphertext& ct, const char* 
 
 Encryptor::Encryptor(const PublicKey& public_key)
     : context_(public_key.context),
-      public_key_(std::make_shared<const PublicKey>(
-          PublicKey{public_key.context, public_key.b.clone(), public_key.a.clone()})) {
+      public_key_(std::make_shared<const PublicKey>(PublicKey{
+          public_key.context, public_key.b.clone(), public_key.a.clone(), public_key.error_scale})),
+      error_scale_(public_key.error_scale) {
   if (!context_) throw InvalidArgument("Encryptor: the public key is empty");
+  if (error_scale_ == 0) throw InvalidArgument("Encryptor: the error scale must be >= 1");
 }
 
-Encryptor::Encryptor(const SecretKey& secret_key)
+Encryptor::Encryptor(const SecretKey& secret_key, uint64_t error_scale)
     : context_(secret_key.context()),
-      secret_key_(std::make_shared<const SecretKey>(secret_key.clone())) {
+      secret_key_(std::make_shared<const SecretKey>(secret_key.clone())),
+      error_scale_(error_scale) {
   if (!context_) throw InvalidArgument("Encryptor: the secret key is empty");
+  if (error_scale_ == 0) throw InvalidArgument("Encryptor: the error scale must be >= 1");
 }
 
 Ciphertext Encryptor::encrypt(const Plaintext& plain) const {
@@ -86,11 +93,11 @@ Ciphertext Encryptor::encrypt(const Plaintext& plain) const {
     u.ntt();
     ring::RnsPoly c0 = first_towers(public_key_->b, towers);
     c0 *= u;
-    c0 += gaussian_poly(*context_, prng, towers);
+    c0 += gaussian_poly(*context_, prng, towers, error_scale_);
     c0 += plain.poly;
     ring::RnsPoly c1 = first_towers(public_key_->a, towers);
     c1 *= u;
-    c1 += gaussian_poly(*context_, prng, towers);
+    c1 += gaussian_poly(*context_, prng, towers, error_scale_);
     c0.mark_public();
     c1.mark_public();
     ct.parts.push_back(std::move(c0));
@@ -117,7 +124,7 @@ SeededCiphertext Encryptor::encrypt_seeded(const Plaintext& plain) const {
   const ring::RnsPoly a = uniform_from_seed(*context_, out.seed, towers);
   out.c0 = a * first_towers(secret_key_->q_part(), towers);
   out.c0.negate();
-  out.c0 += gaussian_poly(*context_, prng, towers);
+  out.c0 += gaussian_poly(*context_, prng, towers, error_scale_);
   out.c0 += plain.poly;
   out.c0.mark_public();
   return out;

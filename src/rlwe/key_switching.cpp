@@ -3,6 +3,7 @@
 #include "heft/rlwe/key_switching.hpp"
 
 #include <string>
+#include <vector>
 
 #include "heft/math/kernels.hpp"
 #include "heft/util/aligned_buffer.hpp"
@@ -121,12 +122,24 @@ std::array<ExtendedPoly, 2> inner_product(const Context& context, const Decompos
   return acc;
 }
 
-ring::RnsPoly mod_down(const Context& context, ExtendedPoly x) {
+ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_scale) {
   const std::size_t n = context.degree();
   const std::size_t q_towers = x.q.tower_count();
   const std::size_t level = q_towers - 1;
   const auto& q_ring = *context.ciphertext_ring();
   x.p.intt();
+  if (error_scale != 1) {
+    // y = x * t^-1 mod P; its conversion to Q times t is then a delta that is
+    // x mod P (up to the converter's small multiples of P, times t) and 0 mod t.
+    std::vector<uint64_t> inverses(x.p.tower_count());
+    for (std::size_t k = 0; k < inverses.size(); ++k) {
+      const math::Modulus& p = x.p.modulus(k);
+      const uint64_t t_mod_p = p.reduce(error_scale);
+      if (t_mod_p == 0) throw InvalidArgument("mod_down: the error scale shares a factor with P");
+      inverses[k] = p.inverse(t_mod_p);
+    }
+    x.p.multiply_scalar(inverses);
+  }
   AlignedBuffer<uint64_t> converted(q_towers * n);
   context.mod_down_converter(level).convert_approximate(x.p.data(), converted.span(), n);
   // x_q <- (x_q - [x_p]_q) * P^-1: exact division of x - [x]_P by P, which
@@ -135,6 +148,7 @@ ring::RnsPoly mod_down(const Context& context, ExtendedPoly x) {
     const math::Modulus& q = q_ring.modulus(t);
     std::span<uint64_t> c(converted.data() + t * n, n);
     math::ntt_forward(c, q_ring.ntt_tables(t));
+    if (error_scale != 1) math::mul_scalar_mod(c, q.reduce(error_scale), c, q);
     auto tower = x.q.tower(t);
     math::sub_mod(tower, c, tower, q);
     math::mul_scalar_mod(tower, context.inv_special_product()[t], tower, q);
@@ -149,7 +163,8 @@ std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsP
     throw InvalidArgument("switch_key: this is a Galois key; use apply_galois");
   }
   auto products = inner_product(context, decompose(context, c), key);
-  return {mod_down(context, std::move(products[0])), mod_down(context, std::move(products[1]))};
+  return {mod_down(context, std::move(products[0]), key.error_scale),
+          mod_down(context, std::move(products[1]), key.error_scale)};
 }
 
 std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
@@ -164,8 +179,8 @@ std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::Rn
   }
   auto products = inner_product(context, c1_digits, galois_key);
   // With the key stored as sigma^-1(k): sigma(c0 + D0) + sigma(D1) s = sigma(c0 + c1 s).
-  ring::RnsPoly d0 = mod_down(context, std::move(products[0]));
-  ring::RnsPoly d1 = mod_down(context, std::move(products[1]));
+  ring::RnsPoly d0 = mod_down(context, std::move(products[0]), galois_key.error_scale);
+  ring::RnsPoly d1 = mod_down(context, std::move(products[1]), galois_key.error_scale);
   d0 += c0;
   return {d0.automorphism(g), d1.automorphism(g)};
 }

@@ -76,8 +76,10 @@ std::vector<uint64_t> GaloisKeys::elements() const {
   return out;
 }
 
-KeyGenerator::KeyGenerator(std::shared_ptr<const Context> context) : context_(std::move(context)) {
+KeyGenerator::KeyGenerator(std::shared_ptr<const Context> context, uint64_t error_scale)
+    : context_(std::move(context)), error_scale_(error_scale) {
   if (!context_) throw InvalidArgument("KeyGenerator needs a context");
+  if (error_scale_ == 0) throw InvalidArgument("KeyGenerator: the error scale must be >= 1");
   ring::Prng prng = ring::Prng::from_os_entropy();
   std::vector<int64_t> s(context_->degree());
   const SecretDistribution& distribution = context_->parameters().secret;
@@ -91,11 +93,20 @@ KeyGenerator::KeyGenerator(std::shared_ptr<const Context> context) : context_(st
   secret_key_ = SecretKey(context_, std::move(key.q), std::move(key.p));
 }
 
-KeyGenerator::KeyGenerator(std::shared_ptr<const Context> context, const SecretKey& secret_key)
-    : context_(std::move(context)), secret_key_(secret_key.clone()) {
+KeyGenerator::KeyGenerator(std::shared_ptr<const Context> context, const SecretKey& secret_key,
+                           uint64_t error_scale)
+    : context_(std::move(context)), secret_key_(secret_key.clone()), error_scale_(error_scale) {
   if (!context_ || secret_key.context() != context_) {
     throw MismatchError("the secret key belongs to a different context");
   }
+  if (error_scale_ == 0) throw InvalidArgument("KeyGenerator: the error scale must be >= 1");
+}
+
+void KeyGenerator::scale_error(ExtendedPoly& e) const {
+  // Skipped at 1 so that CKKS/BFV keys are produced exactly as before.
+  if (error_scale_ == 1) return;
+  e.q.multiply_scalar(error_scale_);
+  if (!e.p.empty()) e.p.multiply_scalar(error_scale_);
 }
 
 PublicKey KeyGenerator::create_public_key() const {
@@ -105,6 +116,8 @@ PublicKey KeyGenerator::create_public_key() const {
   pk.a = ring::RnsPoly(context_->ciphertext_ring(), context_->level_count(), ring::Form::ntt);
   ring::sample_uniform(prng, pk.a);
   ExtendedPoly e = sample_gaussian_extended(*context_, prng);
+  scale_error(e);
+  pk.error_scale = error_scale_;
   pk.b = pk.a * secret_key_.q_part();
   pk.b.negate();
   pk.b += e.q;
@@ -122,6 +135,7 @@ KeySwitchKey KeyGenerator::create_switch_key(const ring::RnsPoly& s_prime_q,
   const std::size_t digit_size = context_->digit_size();
   KeySwitchKey key;
   key.context = context_;
+  key.error_scale = error_scale_;
   for (std::size_t digit = 0; digit < context_->digit_count(); ++digit) {
     ExtendedPoly a{
         ring::RnsPoly(context_->ciphertext_ring(), levels, ring::Form::ntt),
@@ -129,6 +143,7 @@ KeySwitchKey KeyGenerator::create_switch_key(const ring::RnsPoly& s_prime_q,
     ring::sample_uniform(prng, a.q);
     ring::sample_uniform(prng, a.p);
     ExtendedPoly b = sample_gaussian_extended(*context_, prng);
+    scale_error(b);
     // b = e - a s, then + P s' on the towers of this digit (P = 0 mod p_k).
     b.q -= a.q * secret_key_.q_part();
     b.p -= a.p * secret_key_.p_part();

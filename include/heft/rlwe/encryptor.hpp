@@ -3,6 +3,11 @@
 // Secret-key encryption can also produce a seeded ciphertext: c_1 is the
 // uniform polynomial expanded from a 32-byte seed, so only c_0 and the seed
 // need to be stored or sent (about half the size).
+//
+// Error scale (opt-in, for BGV): every fresh error is multiplied by it, so a
+// ciphertext decrypts to m + error_scale * e. Public-key encryption takes it
+// from the public key (PublicKey::error_scale); secret-key encryption from the
+// constructor. 1 (the default) is exactly the CKKS/BFV encryption.
 #pragma once
 
 #include <memory>
@@ -26,8 +31,11 @@ class Encryptor {
  public:
   // Public-key encryption.
   explicit Encryptor(const PublicKey& public_key);
-  // Secret-key encryption (also able to make seeded ciphertexts).
-  explicit Encryptor(const SecretKey& secret_key);
+  // Secret-key encryption (also able to make seeded ciphertexts); errors are
+  // multiplied by error_scale (InvalidArgument if 0).
+  explicit Encryptor(const SecretKey& secret_key, uint64_t error_scale = 1);
+
+  [[nodiscard]] uint64_t error_scale() const noexcept { return error_scale_; }
 
   // Encrypts at the plaintext's level; the ciphertext takes its scale and
   // slot count. Throws MismatchError for a plaintext of another context.
@@ -40,6 +48,7 @@ class Encryptor {
   // Own copies of the key, so an Encryptor never outlives what it points to.
   std::shared_ptr<const PublicKey> public_key_;
   std::shared_ptr<const SecretKey> secret_key_;
+  uint64_t error_scale_ = 1;
 };
 
 // Rebuilds the full ciphertext (c_0, c_1) from a seeded one.

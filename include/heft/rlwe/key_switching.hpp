@@ -14,6 +14,13 @@
 //   sum_j sigma(d_j) k_j = sigma(sum_j d_j sigma^-1(k_j)),
 // so the automorphism sigma is applied once to the two results instead of to
 // every digit of every tower (dnum times fewer permutations).
+//
+// t-aware mod down (BGV): keys made with error scale t (keys.hpp) need the
+// division by P to keep errors multiples of t. Instead of subtracting [x]_P,
+// mod_down subtracts delta = t * [x_P * t^-1]_P, which is x mod P and 0 mod
+// t, so (x - delta) / P = x * P^-1 (mod t). switch_key and apply_galois do
+// this by themselves when the key's error_scale is not 1; with 1 they are
+// the plain CKKS/BFV operations.
 #pragma once
 
 #include <array>
@@ -37,8 +44,10 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c);
 std::array<ExtendedPoly, 2> inner_product(const Context& context, const DecomposedPoly& digits,
                                           const KeySwitchKey& key);
 
-// Stage 3: round(x / P) over Q_l (x's Q part, reusing its storage).
-ring::RnsPoly mod_down(const Context& context, ExtendedPoly x);
+// Stage 3: round(x / P) over Q_l (x's Q part, reusing its storage). With
+// error_scale t != 1: (x - delta) / P with delta = t * [x * t^-1]_P (see the
+// file comment); t must be coprime to P (InvalidArgument otherwise).
+ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_scale = 1);
 
 // (d0, d1) over Q_l with d0 + d1 s = c s' + small error, for the key that
 // switches from s' to s (not a Galois key: use apply_galois for those).

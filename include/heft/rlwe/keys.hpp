@@ -7,6 +7,13 @@
 // where g_j = 1 modulo the primes of digit j and 0 modulo the other ciphertext
 // primes, and s' is the key being switched from (s^2 for relinearization,
 // s(X^g) for the Galois element g).
+//
+// Error scale (opt-in, for BGV): a KeyGenerator made with error_scale = t
+// multiplies every error by t, giving b = -a s + t e for the public key and
+// b_j = -a_j s + t e_j + P g_j s' for key-switching keys. The keys record
+// their error scale; key switching with such a key uses the t-aware mod down
+// (key_switching.hpp) so that the result's error stays a multiple of t. The
+// default, 1, produces exactly the keys of CKKS and BFV.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +52,8 @@ class SecretKey {
 
 struct PublicKey {
   std::shared_ptr<const Context> context;
-  ring::RnsPoly b, a;  // b = -a s + e over Q, NTT form, all L towers
+  ring::RnsPoly b, a;        // b = -a s + e over Q, NTT form, all L towers
+  uint64_t error_scale = 1;  // e above is (error_scale * Gaussian); t for BGV
 };
 
 struct KeySwitchKey {
@@ -54,6 +62,8 @@ struct KeySwitchKey {
   // 1 for relinearization and general keys; for a Galois key, the element g,
   // and b, a are stored permuted by X -> X^(g^-1) (see key_switching.hpp).
   uint64_t galois_element = 1;
+  // Every e_j is a multiple of this (t for BGV keys, 1 otherwise).
+  uint64_t error_scale = 1;
 };
 
 struct RelinKey {
@@ -81,9 +91,15 @@ class GaloisKeys {
 class KeyGenerator {
  public:
   // Samples a fresh secret key from the context's secret distribution.
-  explicit KeyGenerator(std::shared_ptr<const Context> context);
+  // error_scale multiplies every error of the keys made (see the file
+  // comment): 1 for CKKS/BFV, the plaintext modulus t for BGV. Throws
+  // InvalidArgument if it is 0.
+  explicit KeyGenerator(std::shared_ptr<const Context> context, uint64_t error_scale = 1);
   // Makes keys for an existing secret key.
-  KeyGenerator(std::shared_ptr<const Context> context, const SecretKey& secret_key);
+  KeyGenerator(std::shared_ptr<const Context> context, const SecretKey& secret_key,
+               uint64_t error_scale = 1);
+
+  [[nodiscard]] uint64_t error_scale() const noexcept { return error_scale_; }
 
   [[nodiscard]] const SecretKey& secret_key() const noexcept { return secret_key_; }
   [[nodiscard]] PublicKey create_public_key() const;
@@ -100,8 +116,12 @@ class KeyGenerator {
                                                const ring::RnsPoly& s_prime_p) const;
 
  private:
+  // The error e scaled by error_scale_ (untouched when it is 1).
+  void scale_error(ExtendedPoly& e) const;
+
   std::shared_ptr<const Context> context_;
   SecretKey secret_key_;
+  uint64_t error_scale_ = 1;
 };
 
 }  // namespace heft::rlwe

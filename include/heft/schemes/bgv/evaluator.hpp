@@ -1,0 +1,97 @@
+// BGV evaluator: exact arithmetic on integer plaintexts mod t, with modulus
+// switching to keep the noise in check.
+//
+// Modulus switching drops the last prime q_l of a ciphertext at level l:
+//   c' = (c - delta) / q_l,  delta = t * [c * t^-1]_{q_l} (centered),
+// which divides the noise by about q_l and multiplies the plaintext by
+// q_l^-1 mod t; the ciphertext's correction factor absorbs that
+// (ciphertext.hpp).
+//
+// Modes: in ModSwitchMode::automatic (the default) every ciphertext product
+// is switched down one level right after the tensor product, so one level is
+// one multiplicative depth; a product at level 0 is refused (depth
+// exhausted). Operands at different levels are brought to the lower one. In
+// ModSwitchMode::manual the caller switches with mod_switch(), operands at
+// different levels are refused, and products at level 0 are allowed.
+// Operands with different correction factors are reconciled in both modes by
+// multiplying one of them by a constant mod t.
+//
+// Every operation validates its operands (MismatchError for another context,
+// other levels in manual mode, or keys not made with error scale t;
+// InvalidArgument for bad plaintexts, missing keys, exhausted depth) and
+// leaves them unchanged.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "heft/rlwe/context.hpp"
+#include "heft/rlwe/keys.hpp"
+#include "heft/schemes/batch_encoder.hpp"
+#include "heft/schemes/bgv/ciphertext.hpp"
+
+namespace heft::bgv {
+
+enum class ModSwitchMode { automatic, manual };
+
+class Evaluator {
+ public:
+  // Throws InvalidArgument for a null context or one without t.
+  explicit Evaluator(std::shared_ptr<const rlwe::Context> context,
+                     ModSwitchMode mode = ModSwitchMode::automatic);
+
+  [[nodiscard]] const std::shared_ptr<const rlwe::Context>& context() const noexcept {
+    return context_;
+  }
+  [[nodiscard]] ModSwitchMode mode() const noexcept { return mode_; }
+
+  [[nodiscard]] Ciphertext add(const Ciphertext& a, const Ciphertext& b) const;
+  [[nodiscard]] Ciphertext sub(const Ciphertext& a, const Ciphertext& b) const;
+  [[nodiscard]] Ciphertext negate(const Ciphertext& a) const;
+  [[nodiscard]] Ciphertext add_plain(const Ciphertext& a, const schemes::IntegerPlaintext& p) const;
+  [[nodiscard]] Ciphertext sub_plain(const Ciphertext& a, const schemes::IntegerPlaintext& p) const;
+  // The constant polynomial `value` (< t); InvalidArgument otherwise.
+  [[nodiscard]] Ciphertext add_scalar(const Ciphertext& a, uint64_t value) const;
+  [[nodiscard]] Ciphertext multiply_scalar(const Ciphertext& a, uint64_t value) const;
+  // Product with a plaintext polynomial (slot-wise with batching); no level
+  // is consumed.
+  [[nodiscard]] Ciphertext multiply_plain(const Ciphertext& a,
+                                          const schemes::IntegerPlaintext& p) const;
+
+  // Tensor product: three parts (relinearize to get back to two).
+  [[nodiscard]] Ciphertext multiply(const Ciphertext& a, const Ciphertext& b) const;
+  [[nodiscard]] Ciphertext square(const Ciphertext& a) const;
+  [[nodiscard]] Ciphertext relinearize(const Ciphertext& a, const rlwe::RelinKey& key) const;
+  // Product then relinearization.
+  [[nodiscard]] Ciphertext multiply(const Ciphertext& a, const Ciphertext& b,
+                                    const rlwe::RelinKey& key) const;
+  [[nodiscard]] Ciphertext square(const Ciphertext& a, const rlwe::RelinKey& key) const;
+
+  // Batched slots (2 x N/2 matrix): rows rotated left by `step` columns
+  // (negative: right), and the two rows swapped. Keys from
+  // KeyGenerator::create_galois_keys (steps; include_conjugation for columns).
+  [[nodiscard]] Ciphertext rotate_rows(const Ciphertext& a, int64_t step,
+                                       const rlwe::GaloisKeys& keys) const;
+  [[nodiscard]] Ciphertext rotate_columns(const Ciphertext& a, const rlwe::GaloisKeys& keys) const;
+
+  // Drops the last prime (see the file comment); InvalidArgument at level 0.
+  [[nodiscard]] Ciphertext mod_switch(const Ciphertext& a) const;
+  // Drops primes down to `level` (InvalidArgument if above a's level).
+  [[nodiscard]] Ciphertext mod_switch_to(const Ciphertext& a, std::size_t level) const;
+
+ private:
+  void check(const Ciphertext& a, const char* operation) const;
+  void check_key(const rlwe::KeySwitchKey& key, const char* operation) const;
+  // Copies of a and b at one level with one correction factor.
+  void align(Ciphertext& a, Ciphertext& b, const char* operation) const;
+  void mod_switch_inplace(Ciphertext& a) const;
+  void multiply_by_constant(Ciphertext& a, uint64_t value) const;
+  [[nodiscard]] Ciphertext apply_galois(const Ciphertext& a, uint64_t galois_element,
+                                        const rlwe::GaloisKeys& keys, const char* operation) const;
+
+  std::shared_ptr<const rlwe::Context> context_;
+  ModSwitchMode mode_;
+  math::Modulus t_;
+};
+
+}  // namespace heft::bgv

@@ -1,0 +1,211 @@
+// BGV keys (error scale t), encryption of integer plaintexts, decryption by
+// exact CRT reconstruction, and the invariant noise budget.
+#include "heft/schemes/bgv/encryptor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "heft/math/modulus.hpp"
+#include "heft/util/error.hpp"
+
+namespace heft::bgv {
+namespace {
+
+// Multi-word little-endian integers: only what decryption needs.
+
+// 2 x > q ?  (x < q, so x is "negative" in the centered representation)
+bool is_upper_half(std::span<const uint64_t> x, std::span<const uint64_t> q) {
+  // Compare x with q - x, word by word from the top.
+  std::vector<uint64_t> diff(q.size());
+  uint64_t borrow = 0;
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    const uint64_t xi = i < x.size() ? x[i] : 0;
+    const unsigned __int128 d = static_cast<unsigned __int128>(q[i]) - xi - borrow;
+    diff[i] = static_cast<uint64_t>(d);
+    borrow = (d >> 64) != 0 ? 1 : 0;
+  }
+  for (std::size_t i = q.size(); i-- > 0;) {
+    const uint64_t xi = i < x.size() ? x[i] : 0;
+    if (xi != diff[i]) return xi > diff[i];
+  }
+  return false;
+}
+
+// q - x, for x <= q.
+std::vector<uint64_t> subtract_from(std::span<const uint64_t> q, std::span<const uint64_t> x) {
+  std::vector<uint64_t> out(q.size());
+  uint64_t borrow = 0;
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    const uint64_t xi = i < x.size() ? x[i] : 0;
+    const unsigned __int128 d = static_cast<unsigned __int128>(q[i]) - xi - borrow;
+    out[i] = static_cast<uint64_t>(d);
+    borrow = (d >> 64) != 0 ? 1 : 0;
+  }
+  return out;
+}
+
+uint64_t mod_small(std::span<const uint64_t> x, const math::Modulus& t) {
+  uint64_t r = 0;
+  for (std::size_t i = x.size(); i-- > 0;) {
+    r = t.reduce128((static_cast<unsigned __int128>(r) << 64) | x[i]);
+  }
+  return r;
+}
+
+double log2_words(std::span<const uint64_t> x) {
+  long double value = 0;
+  for (std::size_t i = x.size(); i-- > 0;)
+    value = value * 18446744073709551616.0L + static_cast<long double>(x[i]);
+  return value == 0 ? -1.0 : static_cast<double>(std::log2(value));
+}
+
+}  // namespace
+
+uint64_t plain_modulus(const rlwe::Context& context) {
+  const uint64_t t = context.parameters().plain_modulus;
+  if (t < 2) {
+    throw InvalidArgument("BGV needs a plaintext modulus: set Parameters::plain_modulus = t");
+  }
+  return t;
+}
+
+rlwe::KeyGenerator make_key_generator(std::shared_ptr<const rlwe::Context> context) {
+  if (!context) throw InvalidArgument("make_key_generator needs a context");
+  const uint64_t t = plain_modulus(*context);
+  return rlwe::KeyGenerator(std::move(context), t);
+}
+
+rlwe::KeyGenerator make_key_generator(std::shared_ptr<const rlwe::Context> context,
+                                      const rlwe::SecretKey& secret_key) {
+  if (!context) throw InvalidArgument("make_key_generator needs a context");
+  const uint64_t t = plain_modulus(*context);
+  return rlwe::KeyGenerator(std::move(context), secret_key, t);
+}
+
+void check_plaintext(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
+                     const char* operation) {
+  const uint64_t t = plain_modulus(context);
+  if (plain.modulus != t) {
+    throw MismatchError(std::string(operation) + ": the plaintext is modulo " +
+                        std::to_string(plain.modulus) + ", the context's t is " +
+                        std::to_string(t));
+  }
+  if (plain.coefficients.size() != context.degree()) {
+    throw InvalidArgument(std::string(operation) + ": the plaintext has " +
+                          std::to_string(plain.coefficients.size()) + " coefficients, needs " +
+                          std::to_string(context.degree()));
+  }
+  for (uint64_t v : plain.coefficients) {
+    if (v >= t) {
+      throw InvalidArgument(std::string(operation) + ": plaintext coefficient " +
+                            std::to_string(v) + " is not below t = " + std::to_string(t));
+    }
+  }
+}
+
+ring::RnsPoly lift_plaintext(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
+                             std::size_t level) {
+  const uint64_t t = plain.modulus;
+  std::vector<int64_t> centered(plain.coefficients.size());
+  for (std::size_t i = 0; i < centered.size(); ++i) {
+    const uint64_t v = plain.coefficients[i];
+    centered[i] = v > t / 2 ? -static_cast<int64_t>(t - v) : static_cast<int64_t>(v);
+  }
+  ring::RnsPoly m(context.ciphertext_ring(), level + 1);
+  m.set_coefficients(centered);
+  m.ntt();
+  return m;
+}
+
+Encryptor::Encryptor(const rlwe::PublicKey& public_key)
+    : context_(public_key.context), encryptor_(public_key) {
+  if (public_key.error_scale != plain_modulus(*context_)) {
+    throw MismatchError(
+        "BGV encryption needs a public key with errors scaled by t: make it with "
+        "bgv::make_key_generator");
+  }
+}
+
+Encryptor::Encryptor(const rlwe::SecretKey& secret_key)
+    : context_(secret_key.context()),
+      encryptor_(secret_key, secret_key.context()
+                                 ? plain_modulus(*secret_key.context())
+                                 : throw InvalidArgument("Encryptor: the secret key is empty")) {}
+
+Ciphertext Encryptor::encrypt(const schemes::IntegerPlaintext& plain,
+                              std::optional<std::size_t> level) const {
+  check_plaintext(*context_, plain, "encrypt");
+  const std::size_t l = level.value_or(context_->max_level());
+  if (l > context_->max_level()) {
+    throw InvalidArgument("encrypt: level " + std::to_string(l) + " is above the top level " +
+                          std::to_string(context_->max_level()));
+  }
+  rlwe::Plaintext lifted;
+  lifted.poly = lift_plaintext(*context_, plain, l);
+  return Ciphertext{encryptor_.encrypt(lifted), 1};
+}
+
+Decryptor::Decryptor(const rlwe::SecretKey& secret_key)
+    : context_(secret_key.context()), decryptor_(secret_key) {
+  plain_modulus(*context_);
+  const ring::RnsBase& full = context_->ciphertext_ring()->base();
+  for (std::size_t l = 0; l < context_->level_count(); ++l) {
+    level_bases_.push_back(l + 1 == full.size() ? full : full.drop_last(full.size() - l - 1));
+  }
+}
+
+template <typename F>
+void Decryptor::for_each_composed(const Ciphertext& ct, F&& f) const {
+  rlwe::Plaintext raw = decryptor_.decrypt(ct.ct);  // checks the ciphertext
+  raw.poly.intt();
+  const ring::RnsBase& base = level_bases_[ct.level()];
+  const std::size_t towers = base.size();
+  const std::size_t n = context_->degree();
+  std::vector<uint64_t> residues(towers);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t k = 0; k < towers; ++k)
+      residues[k] = raw.poly.tower(k)[i];
+    std::vector<uint64_t> x = base.compose(residues);
+    f(i, std::span<const uint64_t>(x), base.product());
+    std::fill(x.begin(), x.end(), 0);  // it carries the message
+  }
+  std::fill(residues.begin(), residues.end(), 0);
+}
+
+schemes::IntegerPlaintext Decryptor::decrypt(const Ciphertext& ct) const {
+  const math::Modulus t(plain_modulus(*context_));
+  if (ct.correction == 0 || ct.correction >= t.value()) {
+    throw InvalidArgument("decrypt: the ciphertext's correction factor is not in [1, t)");
+  }
+  schemes::IntegerPlaintext out;
+  out.modulus = t.value();
+  out.coefficients.resize(context_->degree());
+  for_each_composed(ct,
+                    [&](std::size_t i, std::span<const uint64_t> x, std::span<const uint64_t> q) {
+                      uint64_t m;
+                      if (is_upper_half(x, q)) {
+                        const uint64_t r = mod_small(subtract_from(q, x), t);  // x - Q < 0
+                        m = r == 0 ? 0 : t.value() - r;
+                      } else {
+                        m = mod_small(x, t);
+                      }
+                      out.coefficients[i] = t.mul(m, ct.correction);
+                    });
+  return out;
+}
+
+int Decryptor::invariant_noise_budget(const Ciphertext& ct) const {
+  double max_log = -1.0;
+  double log_q = 0.0;
+  for_each_composed(ct, [&](std::size_t, std::span<const uint64_t> x, std::span<const uint64_t> q) {
+    const double l = is_upper_half(x, q) ? log2_words(subtract_from(q, x)) : log2_words(x);
+    max_log = std::max(max_log, l);
+    log_q = log2_words(q);
+  });
+  const double budget = (log_q - 1.0) - std::max(max_log, 0.0);
+  return budget <= 0 ? 0 : static_cast<int>(std::floor(budget));
+}
+
+}  // namespace heft::bgv

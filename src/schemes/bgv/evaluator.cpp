@@ -1,0 +1,314 @@
+// BGV evaluator: arithmetic, relinearization and rotations over the RLWE
+// core with t-scaled keys, and modulus switching with correction factors.
+#include "heft/schemes/bgv/evaluator.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "heft/math/kernels.hpp"
+#include "heft/rlwe/encryptor.hpp"
+#include "heft/rlwe/key_switching.hpp"
+#include "heft/schemes/bgv/encryptor.hpp"
+#include "heft/util/error.hpp"
+
+namespace heft::bgv {
+
+Evaluator::Evaluator(std::shared_ptr<const rlwe::Context> context, ModSwitchMode mode)
+    : context_(std::move(context)),
+      mode_(mode),
+      t_(context_ ? plain_modulus(*context_)
+                  : throw InvalidArgument("bgv::Evaluator needs a context")) {}
+
+void Evaluator::check(const Ciphertext& a, const char* operation) const {
+  rlwe::check_ciphertext(*context_, a.ct, operation);
+  if (a.correction == 0 || a.correction >= t_.value()) {
+    throw InvalidArgument(std::string(operation) +
+                          ": the ciphertext's correction factor is not in [1, t)");
+  }
+}
+
+void Evaluator::check_key(const rlwe::KeySwitchKey& key, const char* operation) const {
+  if (key.context.get() != context_.get()) {
+    throw MismatchError(std::string(operation) + ": the key belongs to a different context");
+  }
+  if (key.error_scale != t_.value()) {
+    throw MismatchError(std::string(operation) +
+                        ": the key's errors are not scaled by t; make it with "
+                        "bgv::make_key_generator");
+  }
+}
+
+void Evaluator::multiply_by_constant(Ciphertext& a, uint64_t value) const {
+  // The centered representative: the noise grows by |value| <= t/2.
+  const bool negative = value > t_.value() / 2;
+  const uint64_t magnitude = negative ? t_.value() - value : value;
+  for (auto& part : a.ct.parts) {
+    part.multiply_scalar(magnitude);
+    if (negative) part.negate();
+  }
+}
+
+void Evaluator::mod_switch_inplace(Ciphertext& a) const {
+  const std::size_t level = a.level();
+  const auto& ring = context_->ciphertext_ring();
+  const math::Modulus& last = ring->modulus(level);
+  const uint64_t t_inverse = last.inverse(last.reduce(t_.value()));
+  const uint64_t half = last.value() / 2;
+  const std::size_t n = context_->degree();
+  std::vector<uint64_t> coefficients(n);
+  std::vector<int64_t> y(n);
+  for (auto& part : a.ct.parts) {
+    // y = [c * t^-1]_{q_l} centered, so delta = t y is c mod q_l, 0 mod t, small.
+    const auto tower = part.tower(level);
+    std::copy(tower.begin(), tower.end(), coefficients.begin());
+    math::ntt_inverse(coefficients, ring->ntt_tables(level));
+    for (std::size_t i = 0; i < n; ++i) {
+      const uint64_t v = last.mul(coefficients[i], t_inverse);
+      y[i] = v > half ? -static_cast<int64_t>(last.value() - v) : static_cast<int64_t>(v);
+    }
+    ring::RnsPoly delta(ring, level);
+    delta.set_coefficients(y);
+    delta.ntt();
+    delta.multiply_scalar(t_.value());
+    part.drop_last_towers(1);
+    part -= delta;
+    part.multiply_scalar(context_->inv_last_prime(level));
+  }
+  // The plaintext is now m' * q_l^-1; the correction multiplies it back.
+  a.correction = t_.mul(a.correction, t_.reduce(last.value()));
+}
+
+void Evaluator::align(Ciphertext& a, Ciphertext& b, const char* operation) const {
+  if (a.level() != b.level()) {
+    if (mode_ == ModSwitchMode::manual) {
+      throw MismatchError(std::string(operation) + ": operands at levels " +
+                          std::to_string(a.level()) + " and " + std::to_string(b.level()) +
+                          "; mod_switch_to the lower one first (manual mode)");
+    }
+    Ciphertext& high = a.level() > b.level() ? a : b;
+    const std::size_t target = std::min(a.level(), b.level());
+    while (high.level() > target)
+      mod_switch_inplace(high);
+  }
+}
+
+Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
+  check(a, "add");
+  check(b, "add");
+  Ciphertext x = a.clone(), y = b.clone();
+  align(x, y, "add");
+  if (x.correction != y.correction) {
+    // y * (c_y / c_x) carries y's message under x's correction factor.
+    multiply_by_constant(y, t_.mul(y.correction, t_.inverse(x.correction)));
+  }
+  if (x.size() < y.size()) std::swap(x.ct.parts, y.ct.parts);
+  for (std::size_t i = 0; i < y.size(); ++i)
+    x.ct.parts[i] += y.ct.parts[i];
+  return x;
+}
+
+Ciphertext Evaluator::negate(const Ciphertext& a) const {
+  check(a, "negate");
+  Ciphertext out = a.clone();
+  for (auto& part : out.ct.parts)
+    part.negate();
+  return out;
+}
+
+Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
+  check(a, "sub");
+  check(b, "sub");
+  return add(a, negate(b));
+}
+
+Ciphertext Evaluator::add_plain(const Ciphertext& a, const schemes::IntegerPlaintext& p) const {
+  check(a, "add_plain");
+  check_plaintext(*context_, p, "add_plain");
+  // Added under a's correction factor: p * c^-1 decrypts to p.
+  schemes::IntegerPlaintext scaled = p;
+  const uint64_t inverse = t_.inverse(a.correction);
+  for (auto& v : scaled.coefficients)
+    v = t_.mul(v, inverse);
+  Ciphertext out = a.clone();
+  out.ct.parts[0] += lift_plaintext(*context_, scaled, a.level());
+  return out;
+}
+
+Ciphertext Evaluator::sub_plain(const Ciphertext& a, const schemes::IntegerPlaintext& p) const {
+  check_plaintext(*context_, p, "sub_plain");
+  schemes::IntegerPlaintext negated = p;
+  for (auto& v : negated.coefficients)
+    v = t_.negate(v);
+  return add_plain(a, negated);
+}
+
+Ciphertext Evaluator::add_scalar(const Ciphertext& a, uint64_t value) const {
+  if (value >= t_.value()) {
+    throw InvalidArgument("add_scalar: " + std::to_string(value) +
+                          " is not below t = " + std::to_string(t_.value()));
+  }
+  schemes::IntegerPlaintext p{std::vector<uint64_t>(context_->degree(), 0), t_.value()};
+  p.coefficients[0] = value;
+  return add_plain(a, p);
+}
+
+Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, uint64_t value) const {
+  check(a, "multiply_scalar");
+  if (value >= t_.value()) {
+    throw InvalidArgument("multiply_scalar: " + std::to_string(value) +
+                          " is not below t = " + std::to_string(t_.value()));
+  }
+  Ciphertext out = a.clone();
+  multiply_by_constant(out, value);
+  return out;
+}
+
+Ciphertext Evaluator::multiply_plain(const Ciphertext& a,
+                                     const schemes::IntegerPlaintext& p) const {
+  check(a, "multiply_plain");
+  check_plaintext(*context_, p, "multiply_plain");
+  const ring::RnsPoly m = lift_plaintext(*context_, p, a.level());
+  Ciphertext out = a.clone();
+  for (auto& part : out.ct.parts)
+    part *= m;
+  return out;
+}
+
+namespace {
+
+// (a0 + a1 s)(b0 + b1 s) = a0 b0 + (a0 b1 + a1 b0) s + a1 b1 s^2.
+rlwe::Ciphertext tensor(const rlwe::Ciphertext& a, const rlwe::Ciphertext& b) {
+  rlwe::Ciphertext out;
+  out.parts.push_back(a.parts[0] * b.parts[0]);
+  ring::RnsPoly middle = a.parts[0] * b.parts[1];
+  middle.add_product(a.parts[1], b.parts[0]);
+  out.parts.push_back(std::move(middle));
+  out.parts.push_back(a.parts[1] * b.parts[1]);
+  return out;
+}
+
+}  // namespace
+
+Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
+  check(a, "multiply");
+  check(b, "multiply");
+  if (a.size() != 2 || b.size() != 2) {
+    throw InvalidArgument("multiply: operands must have 2 parts; relinearize first");
+  }
+  if (mode_ == ModSwitchMode::automatic && std::min(a.level(), b.level()) == 0) {
+    throw InvalidArgument(
+        "multiply: depth exhausted (operand at level 0, no prime left to switch away); use "
+        "larger parameters");
+  }
+  Ciphertext x = a.clone(), y = b.clone();
+  align(x, y, "multiply");
+  Ciphertext out{tensor(x.ct, y.ct), t_.mul(x.correction, y.correction)};
+  if (mode_ == ModSwitchMode::automatic) mod_switch_inplace(out);
+  return out;
+}
+
+Ciphertext Evaluator::square(const Ciphertext& a) const {
+  return multiply(a, a);
+}
+
+Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key) const {
+  check(a, "relinearize");
+  check_key(key.key, "relinearize");
+  if (a.size() != 3) {
+    throw InvalidArgument("relinearize: needs a 3-part ciphertext, got " +
+                          std::to_string(a.size()));
+  }
+  // The t-aware key switch keeps the message: d0 + d1 s = c2 s^2 + t e.
+  auto d = rlwe::switch_key(*context_, a.ct.parts[2], key.key);
+  Ciphertext out;
+  out.correction = a.correction;
+  out.ct.parts.push_back(a.ct.parts[0] + d[0]);
+  out.ct.parts.push_back(a.ct.parts[1] + d[1]);
+  return out;
+}
+
+Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
+                               const rlwe::RelinKey& key) const {
+  check(a, "multiply");
+  check(b, "multiply");
+  check_key(key.key, "multiply");
+  if (mode_ == ModSwitchMode::manual) return relinearize(multiply(a, b), key);
+  if (a.size() != 2 || b.size() != 2) {
+    throw InvalidArgument("multiply: operands must have 2 parts; relinearize first");
+  }
+  if (std::min(a.level(), b.level()) == 0) {
+    throw InvalidArgument(
+        "multiply: depth exhausted (operand at level 0, no prime left to switch away); use "
+        "larger parameters");
+  }
+  Ciphertext x = a.clone(), y = b.clone();
+  align(x, y, "multiply");
+  // Relinearize before switching down, so the key-switching noise is divided too.
+  Ciphertext out =
+      relinearize(Ciphertext{tensor(x.ct, y.ct), t_.mul(x.correction, y.correction)}, key);
+  mod_switch_inplace(out);
+  return out;
+}
+
+Ciphertext Evaluator::square(const Ciphertext& a, const rlwe::RelinKey& key) const {
+  return multiply(a, a, key);
+}
+
+Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
+                                   const rlwe::GaloisKeys& keys, const char* operation) const {
+  check(a, operation);
+  if (a.size() != 2) {
+    throw InvalidArgument(std::string(operation) + ": relinearize the ciphertext first");
+  }
+  if (keys.context().get() != context_.get()) {
+    throw MismatchError(std::string(operation) + ": the keys belong to a different context");
+  }
+  const rlwe::KeySwitchKey& key = keys.at(galois_element);
+  check_key(key, operation);
+  auto rotated =
+      rlwe::apply_galois(*context_, a.ct.parts[0], rlwe::decompose(*context_, a.ct.parts[1]), key);
+  Ciphertext out;
+  out.correction = a.correction;
+  out.ct.parts.push_back(std::move(rotated[0]));
+  out.ct.parts.push_back(std::move(rotated[1]));
+  return out;
+}
+
+Ciphertext Evaluator::rotate_rows(const Ciphertext& a, int64_t step,
+                                  const rlwe::GaloisKeys& keys) const {
+  const uint64_t g = context_->galois_element_for_step(step);
+  if (g == 1) {
+    check(a, "rotate_rows");
+    return a.clone();
+  }
+  return apply_galois(a, g, keys, "rotate_rows");
+}
+
+Ciphertext Evaluator::rotate_columns(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {
+  return apply_galois(a, context_->conjugation_galois_element(), keys, "rotate_columns");
+}
+
+Ciphertext Evaluator::mod_switch(const Ciphertext& a) const {
+  check(a, "mod_switch");
+  if (a.level() == 0) {
+    throw InvalidArgument("mod_switch: the ciphertext is at level 0, no prime left to drop");
+  }
+  Ciphertext out = a.clone();
+  mod_switch_inplace(out);
+  return out;
+}
+
+Ciphertext Evaluator::mod_switch_to(const Ciphertext& a, std::size_t level) const {
+  check(a, "mod_switch_to");
+  if (level > a.level()) {
+    throw InvalidArgument("mod_switch_to: level " + std::to_string(level) +
+                          " is above the ciphertext's level " + std::to_string(a.level()));
+  }
+  Ciphertext out = a.clone();
+  while (out.level() > level)
+    mod_switch_inplace(out);
+  return out;
+}
+
+}  // namespace heft::bgv
