@@ -5,6 +5,7 @@
 //   openfhe-n16384  N=16384, 60 + 10 x 50 bits, 4 special 60-bit primes, dnum 3
 //                   (beyond the 128-bit bound at this N, as in OpenFHE's own run)
 //   openfhe-n65536  N=65536, the same primes
+// BFVrns_* and BGVrns_* rows use the two SEAL sets with t = 65537.
 // Run single-threaded to compare with ../shared/ANCHORS.md:
 //   HEFT_NUM_THREADS=1 build/bench/bench_lib --benchmark_repetitions=5 \
 //       --benchmark_report_aggregates_only=true
@@ -15,11 +16,17 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "heft/math/kernels.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/keys.hpp"
+#include "heft/schemes/batch_encoder.hpp"
+#include "heft/schemes/bfv/encryptor.hpp"
+#include "heft/schemes/bfv/evaluator.hpp"
+#include "heft/schemes/bgv/encryptor.hpp"
+#include "heft/schemes/bgv/evaluator.hpp"
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/ckks/evaluator.hpp"
 
@@ -184,11 +191,143 @@ void register_ckks(const ParameterSet& set) {
   });
 }
 
+// ---- BFV and BGV on SEAL's primes, t = 65537 (a batching prime for N <= 32768) ----
+
+struct BfvScheme {
+  static constexpr const char* prefix = "BFVrns_";
+  using Encryptor = heft::bfv::Encryptor;
+  using Decryptor = heft::bfv::Decryptor;
+  using Evaluator = heft::bfv::Evaluator;
+  using Ciphertext = heft::rlwe::Ciphertext;
+  static heft::rlwe::KeyGenerator key_generator(std::shared_ptr<const heft::rlwe::Context> c) {
+    return heft::rlwe::KeyGenerator(std::move(c));
+  }
+};
+
+struct BgvScheme {
+  static constexpr const char* prefix = "BGVrns_";
+  using Encryptor = heft::bgv::Encryptor;
+  using Decryptor = heft::bgv::Decryptor;
+  using Evaluator = heft::bgv::Evaluator;
+  using Ciphertext = heft::bgv::Ciphertext;
+  static heft::rlwe::KeyGenerator key_generator(std::shared_ptr<const heft::rlwe::Context> c) {
+    return heft::bgv::make_key_generator(std::move(c));  // errors scaled by t
+  }
+};
+
+template <typename Scheme>
+struct IntegerSetup {
+  explicit IntegerSetup(const ParameterSet& set) {
+    auto params = heft::rlwe::make_parameters(set.degree, set.ciphertext_bits, set.special_bits,
+                                              set.dnum, set.security);
+    params.plain_modulus = 65537;
+    context = heft::rlwe::Context::create(params);
+    keygen = std::make_unique<heft::rlwe::KeyGenerator>(Scheme::key_generator(context));
+    public_key = keygen->create_public_key();
+    relin = keygen->create_relin_key();
+    galois = keygen->create_galois_keys(std::vector<int64_t>{1});
+    evaluator = std::make_unique<typename Scheme::Evaluator>(context);
+    heft::schemes::BatchEncoder encoder(set.degree, 65537);
+    std::mt19937_64 rng(1);
+    std::vector<uint64_t> values(set.degree);
+    for (auto& v : values)
+      v = rng() % 65537;
+    plain = encoder.encode(values);
+    typename Scheme::Encryptor encryptor(public_key);
+    a = encryptor.encrypt(plain);
+    b = encryptor.encrypt(plain);
+  }
+  std::shared_ptr<const heft::rlwe::Context> context;
+  std::unique_ptr<heft::rlwe::KeyGenerator> keygen;
+  heft::rlwe::PublicKey public_key;
+  heft::rlwe::RelinKey relin;
+  heft::rlwe::GaloisKeys galois;
+  std::unique_ptr<typename Scheme::Evaluator> evaluator;
+  heft::schemes::IntegerPlaintext plain;
+  typename Scheme::Ciphertext a, b;
+};
+
+template <typename Scheme>
+IntegerSetup<Scheme>& integer_setup_for(const ParameterSet& set) {
+  static std::map<std::string, std::unique_ptr<IntegerSetup<Scheme>>> cache;
+  auto& slot = cache[set.name];
+  if (!slot) slot = std::make_unique<IntegerSetup<Scheme>>(set);
+  return *slot;
+}
+
+template <typename Scheme>
+void register_integer_scheme(const ParameterSet& set) {
+  using Setup = IntegerSetup<Scheme>;
+  const std::string suffix = std::string("/") + set.name;
+  auto reg = [&](const char* name, auto body) {
+    benchmark::RegisterBenchmark((std::string(Scheme::prefix) + name + suffix).c_str(),
+                                 [set, body](benchmark::State& state) {
+                                   Setup& s = integer_setup_for<Scheme>(set);
+                                   body(state, s);
+                                 })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  };
+  reg("KeyGen", [](benchmark::State& state, Setup& s) {
+    for (auto _ : state) {
+      heft::rlwe::KeyGenerator keygen = Scheme::key_generator(s.context);
+      benchmark::DoNotOptimize(keygen.create_public_key());
+    }
+  });
+  reg("MultKeyGen", [](benchmark::State& state, Setup& s) {
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.keygen->create_relin_key());
+  });
+  reg("EvalAtIndexKeyGen", [](benchmark::State& state, Setup& s) {
+    const std::vector<int64_t> one_step = {1};
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.keygen->create_galois_keys(one_step));
+  });
+  reg("Encryption", [](benchmark::State& state, Setup& s) {
+    typename Scheme::Encryptor encryptor(s.public_key);
+    for (auto _ : state)
+      benchmark::DoNotOptimize(encryptor.encrypt(s.plain));
+  });
+  reg("Decryption", [](benchmark::State& state, Setup& s) {
+    typename Scheme::Decryptor decryptor(s.keygen->secret_key());
+    for (auto _ : state)
+      benchmark::DoNotOptimize(decryptor.decrypt(s.a));
+  });
+  reg("Add", [](benchmark::State& state, Setup& s) {
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->add(s.a, s.b));
+  });
+  reg("MultNoRelin", [](benchmark::State& state, Setup& s) {
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->multiply(s.a, s.b));
+  });
+  // BGV's default (automatic) mode also switches the product down one level.
+  reg("MultRelin", [](benchmark::State& state, Setup& s) {
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->multiply(s.a, s.b, s.relin));
+  });
+  reg("EvalAtIndex", [](benchmark::State& state, Setup& s) {
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->rotate_rows(s.a, 1, s.galois));
+  });
+  if constexpr (std::is_same_v<Scheme, BgvScheme>) {
+    reg("ModSwitch", [](benchmark::State& state, Setup& s) {
+      for (auto _ : state)
+        benchmark::DoNotOptimize(s.evaluator->mod_switch(s.a));
+    });
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   for (const ParameterSet& set : parameter_sets())
     register_ckks(set);
+  for (const ParameterSet& set : parameter_sets()) {
+    if (std::string(set.name).rfind("seal-", 0) != 0) continue;  // SEAL's sets only
+    register_integer_scheme<BfvScheme>(set);
+    register_integer_scheme<BgvScheme>(set);
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("heft_isa", heft::math::to_string(heft::math::active_isa()));
