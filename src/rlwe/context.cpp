@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "heft/math/modulus.hpp"
 #include "heft/ring/rns_base.hpp"
 #include "heft/util/error.hpp"
 
@@ -100,10 +101,7 @@ uint64_t Context::galois_element_for_step(int64_t step) const {
   // 5 has order N/2 modulo 2N, so steps are taken modulo N/2.
   int64_t reduced = step % static_cast<int64_t>(slots);
   if (reduced < 0) reduced += static_cast<int64_t>(slots);
-  uint64_t element = 1;
-  for (int64_t i = 0; i < reduced; ++i)
-    element = element * 5 % two_n;
-  return element;
+  return math::Modulus(two_n).pow(5, static_cast<uint64_t>(reduced));
 }
 
 }  // namespace heft::rlwe
