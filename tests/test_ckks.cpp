@@ -15,6 +15,7 @@
 #include "heft/rlwe/keys.hpp"
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/ckks/evaluator.hpp"
+#include "heft/rlwe/ring_choice.hpp"
 #include "heft/schemes/ckks/parameter_helper.hpp"
 #include "heft/util/error.hpp"
 
@@ -369,8 +370,8 @@ TEST(ParameterHelper, PicksSecureParametersThatValidate) {
         const int total = request.first_prime_bits + static_cast<int>(depth) * scale_bits +
                           static_cast<int>(alpha) * request.first_prime_bits;
         if (total <= rlwe::max_log_qp(p.degree, rlwe::SecurityLevel::classic128)) {
-          EXPECT_LE(key_switch_cost(depth + 1, p.digit_count(), p.degree),
-                    key_switch_cost(depth + 1, dnum, p.degree));
+          EXPECT_LE(rlwe::key_switch_cost(depth + 1, p.digit_count(), p.degree),
+                    rlwe::key_switch_cost(depth + 1, dnum, p.degree));
         }
       }
     }

@@ -1,17 +1,7 @@
 // Picks CKKS parameters from what a user knows: multiplicative depth, scale
 // bits, first-prime bits, security level and (optionally) slot count.
-//
-// Cost model for dnum (documented so the choice is explainable): one key
-// switch at the top level with L ciphertext primes, dnum digits of alpha =
-// ceil(L / dnum) primes and K = alpha special primes costs, in units of one
-// tower NTT (the inner products are counted at 2 / log2(N) of an NTT each):
-//   L                              inverse NTT of the input
-// + dnum * (L + K - alpha)         NTTs of the raised digits
-// + 2 * dnum * (L + K) * 2/log2 N  multiply-accumulate with the key
-// + 2 * (K + L)                    mod down of both halves
-// Fewer digits means fewer NTTs but more special primes, which eat into the
-// security budget of log2(QP). The helper takes the smallest N for which some
-// dnum fits the HE Standard bound and, at that N, the dnum of least cost.
+// The smallest secure N and the dnum come from rlwe::choose_ring (its header
+// documents the key-switching cost model behind dnum).
 #pragma once
 
 #include <cstddef>
@@ -28,9 +18,6 @@ struct ParameterRequest {
   std::size_t slots = 0;  // at least this many slots (0: no constraint)
   rlwe::SecretDistribution secret{};
 };
-
-// Estimated cost of one key switch (in tower-NTT units) for the model above.
-double key_switch_cost(std::size_t levels, std::size_t dnum, uint64_t degree);
 
 // Throws InvalidArgument if the request is impossible (bit sizes out of range,
 // first prime not above the scale, depth too large for any N up to 2^17).
