@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "heft/math/modulus.hpp"
+#include "heft/ring/rns_base.hpp"
 #include "heft/util/error.hpp"
 
 namespace heft::bgv {
 namespace {
 
-// Multi-word little-endian integers: only what decryption needs.
+// Multi-word little-endian integers: only what the noise budget needs.
 
 // 2 x > q ?  (x < q, so x is "negative" in the centered representation)
 bool is_upper_half(std::span<const uint64_t> x, std::span<const uint64_t> q) {
@@ -44,14 +45,6 @@ std::vector<uint64_t> subtract_from(std::span<const uint64_t> q, std::span<const
     borrow = (d >> 64) != 0 ? 1 : 0;
   }
   return out;
-}
-
-uint64_t mod_small(std::span<const uint64_t> x, const math::Modulus& t) {
-  uint64_t r = 0;
-  for (std::size_t i = x.size(); i-- > 0;) {
-    r = t.reduce128((static_cast<unsigned __int128>(r) << 64) | x[i]);
-  }
-  return r;
 }
 
 double log2_words(std::span<const uint64_t> x) {
@@ -151,8 +144,10 @@ Decryptor::Decryptor(const rlwe::SecretKey& secret_key)
     : context_(secret_key.context()), decryptor_(secret_key) {
   plain_modulus(*context_);
   const ring::RnsBase& full = context_->ciphertext_ring()->base();
+  const ring::RnsBase plain_base({math::Modulus(plain_modulus(*context_))});
   for (std::size_t l = 0; l < context_->level_count(); ++l) {
     level_bases_.push_back(l + 1 == full.size() ? full : full.drop_last(full.size() - l - 1));
+    to_plain_.push_back(std::make_unique<ring::BaseConverter>(level_bases_.back(), plain_base));
   }
 }
 
@@ -179,20 +174,17 @@ schemes::IntegerPlaintext Decryptor::decrypt(const Ciphertext& ct) const {
   if (ct.correction == 0 || ct.correction >= t.value()) {
     throw InvalidArgument("decrypt: the ciphertext's correction factor is not in [1, t)");
   }
+  rlwe::Plaintext raw = decryptor_.decrypt(ct.ct);  // checks the ciphertext
+  raw.poly.intt();
   schemes::IntegerPlaintext out;
   out.modulus = t.value();
   out.coefficients.resize(context_->degree());
-  for_each_composed(ct,
-                    [&](std::size_t i, std::span<const uint64_t> x, std::span<const uint64_t> q) {
-                      uint64_t m;
-                      if (is_upper_half(x, q)) {
-                        const uint64_t r = mod_small(subtract_from(q, x), t);  // x - Q < 0
-                        m = r == 0 ? 0 : t.value() - r;
-                      } else {
-                        m = mod_small(x, t);
-                      }
-                      out.coefficients[i] = t.mul(m, ct.correction);
-                    });
+  // m = ([c0 + c1 s]_Q centered) mod t, exactly, by base conversion to {t}.
+  to_plain_[ct.level()]->convert_exact_centered(raw.poly.data(), out.coefficients,
+                                                context_->degree());
+  const uint64_t correction_shoup = t.shoup(ct.correction);
+  for (auto& m : out.coefficients)
+    m = t.mul_shoup(m, ct.correction, correction_shoup);
   return out;
 }
 

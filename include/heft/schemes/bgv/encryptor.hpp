@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 
+#include "heft/ring/base_converter.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/keys.hpp"
 #include "heft/schemes/batch_encoder.hpp"
@@ -82,6 +83,9 @@ class Decryptor {
   std::shared_ptr<const rlwe::Context> context_;
   rlwe::Decryptor decryptor_;
   std::vector<ring::RnsBase> level_bases_;  // Q_0 .. Q_{L-1}
+  // Exact centered conversion Q_l -> {t} per level: decryption without
+  // composing multi-word integers.
+  std::vector<std::unique_ptr<ring::BaseConverter>> to_plain_;
 };
 
 }  // namespace heft::bgv
