@@ -13,9 +13,9 @@
 
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/keys.hpp"
+#include "heft/rlwe/ring_choice.hpp"
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/ckks/evaluator.hpp"
-#include "heft/rlwe/ring_choice.hpp"
 #include "heft/schemes/ckks/parameter_helper.hpp"
 #include "heft/util/error.hpp"
 

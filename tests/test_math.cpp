@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
-#include <string>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "heft/math/kernels.hpp"

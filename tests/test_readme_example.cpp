@@ -12,22 +12,24 @@
 
 TEST(Readme, CkksExampleWorks) {
   // ---- begin README example ----
-  heft::ckks::ParameterRequest request;            // depth 1, 40-bit scale, 128-bit security
+  heft::ckks::ParameterRequest request;  // defaults: 40-bit scale, 128-bit security
   request.depth = 2;
   auto context = heft::rlwe::Context::create(heft::ckks::suggest_parameters(request));
   heft::rlwe::KeyGenerator keygen(context);
   auto relin = keygen.create_relin_key();
   heft::ckks::Encoder encoder(context);
-  heft::ckks::Evaluator eval(context);             // ScaleMode::automatic by default
+  heft::ckks::Evaluator eval(context);  // ScaleMode::automatic by default
   heft::rlwe::Encryptor encryptor(keygen.create_public_key());
   heft::rlwe::Decryptor decryptor(keygen.secret_key());
   std::vector<double> x = {0.5, -1.25, 3.0};
   auto level = context->max_level();
   auto ct = encryptor.encrypt(encoder.encode(x, eval.scale_at(level), level));
-  auto sq = eval.square(ct, relin);                // rescaled automatically when needed
-  auto result = encoder.decode_real(decryptor.decrypt(sq));   // ~ {0.25, 1.5625, 9.0, 0, ...}
+  auto sq = eval.square(ct, relin);                          // rescaled automatically when needed
+  auto result = encoder.decode_real(decryptor.decrypt(sq));  // ~ {0.25, 1.5625, 9.0, 0, ...}
   // ---- end README example ----
   ASSERT_EQ(result.size(), context->degree() / 2);
-  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(result[i], x[i] * x[i], 1e-4);
-  for (std::size_t i = x.size(); i < result.size(); ++i) EXPECT_NEAR(result[i], 0.0, 1e-4);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(result[i], x[i] * x[i], 1e-4);
+  for (std::size_t i = x.size(); i < result.size(); ++i)
+    EXPECT_NEAR(result[i], 0.0, 1e-4);
 }

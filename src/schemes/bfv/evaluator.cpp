@@ -13,6 +13,7 @@
 #include "heft/ring/poly_context.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/key_switching.hpp"
+#include "heft/schemes/plaintext_lift.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
 #include "plain_lift.hpp"
@@ -176,7 +177,7 @@ Ciphertext Evaluator::add_scalar(const Ciphertext& a, uint64_t value) const {
 Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const IntegerPlaintext& p) const {
   check(a, "multiply_plain");
   detail::check_plain(*context_, p, "multiply_plain");
-  const ring::RnsPoly lifted = detail::centered_plain(*context_, p, a.level());
+  const ring::RnsPoly lifted = schemes::lift_centered(*context_, p, a.level());
   Ciphertext out = a.clone();
   for (auto& part : out.parts)
     part *= lifted;

@@ -69,18 +69,4 @@ ring::RnsPoly scaled_plain(const rlwe::Context& context, const schemes::IntegerP
   return poly;
 }
 
-ring::RnsPoly centered_plain(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
-                             std::size_t level) {
-  const uint64_t t = plain.modulus;
-  std::vector<int64_t> values(plain.coefficients.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const uint64_t c = plain.coefficients[i];
-    values[i] = c > t / 2 ? -static_cast<int64_t>(t - c) : static_cast<int64_t>(c);
-  }
-  ring::RnsPoly poly(context.ciphertext_ring(), level + 1);
-  poly.set_coefficients(values);
-  poly.ntt();
-  return poly;
-}
-
 }  // namespace heft::bfv::detail

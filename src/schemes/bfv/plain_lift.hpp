@@ -1,7 +1,7 @@
 // Internal helpers shared by the BFV encryptor, decryptor and evaluator: the
-// RNS base of one level, Delta = floor(Q_l / t) in RNS, and the two ways an
-// IntegerPlaintext enters the ciphertext ring (scaled by Delta for encryption
-// and addition, centred but unscaled for plaintext multiplication).
+// RNS base of one level, Delta = floor(Q_l / t) in RNS, and an IntegerPlaintext
+// scaled by Delta for encryption and addition (the centred, unscaled lift for
+// plaintext multiplication is schemes::lift_centered, shared with BGV).
 #pragma once
 
 #include <cstddef>
@@ -32,10 +32,5 @@ void check_plain(const rlwe::Context& context, const schemes::IntegerPlaintext& 
 // Delta * m over Q_level, NTT form.
 ring::RnsPoly scaled_plain(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
                            std::size_t level);
-
-// m with coefficients lifted to (-t/2, t/2] over Q_level, NTT form: the
-// centred lift halves the noise growth of a plaintext product.
-ring::RnsPoly centered_plain(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
-                             std::size_t level);
 
 }  // namespace heft::bfv::detail

@@ -9,6 +9,7 @@
 
 #include "heft/math/modulus.hpp"
 #include "heft/ring/rns_base.hpp"
+#include "heft/schemes/plaintext_lift.hpp"
 #include "heft/util/error.hpp"
 
 namespace heft::bgv {
@@ -100,16 +101,7 @@ void check_plaintext(const rlwe::Context& context, const schemes::IntegerPlainte
 
 ring::RnsPoly lift_plaintext(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
                              std::size_t level) {
-  const uint64_t t = plain.modulus;
-  std::vector<int64_t> centered(plain.coefficients.size());
-  for (std::size_t i = 0; i < centered.size(); ++i) {
-    const uint64_t v = plain.coefficients[i];
-    centered[i] = v > t / 2 ? -static_cast<int64_t>(t - v) : static_cast<int64_t>(v);
-  }
-  ring::RnsPoly m(context.ciphertext_ring(), level + 1);
-  m.set_coefficients(centered);
-  m.ntt();
-  return m;
+  return schemes::lift_centered(context, plain, level);
 }
 
 Encryptor::Encryptor(const rlwe::PublicKey& public_key)

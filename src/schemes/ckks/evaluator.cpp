@@ -524,10 +524,9 @@ Ciphertext Evaluator::multiply_monomial(const Ciphertext& a, uint64_t k) const {
   return out;
 }
 
-Ciphertext Evaluator::rotate_single(const Ciphertext& a, uint64_t galois_element,
-                                    const rlwe::GaloisKeys& keys) const {
-  const rlwe::DecomposedPoly digits = rlwe::decompose(*context_, a.parts[1]);
-  auto [c0, c1] = rlwe::apply_galois(*context_, a.parts[0], digits, keys.at(galois_element));
+Ciphertext Evaluator::galois_image(const Ciphertext& a, const rlwe::DecomposedPoly& c1_digits,
+                                   uint64_t galois_element, const rlwe::GaloisKeys& keys) const {
+  auto [c0, c1] = rlwe::apply_galois(*context_, a.parts[0], c1_digits, keys.at(galois_element));
   Ciphertext out;
   out.scale = a.scale;
   out.slots = a.slots;
@@ -535,6 +534,12 @@ Ciphertext Evaluator::rotate_single(const Ciphertext& a, uint64_t galois_element
   out.parts.push_back(std::move(c0));
   out.parts.push_back(std::move(c1));
   return out;
+}
+
+Ciphertext Evaluator::rotate_single(const Ciphertext& a, uint64_t galois_element,
+                                    const rlwe::GaloisKeys& keys) const {
+  const rlwe::DecomposedPoly digits = rlwe::decompose(*context_, a.parts[1]);
+  return galois_image(a, digits, galois_element, keys);
 }
 
 Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
@@ -604,14 +609,7 @@ std::vector<Ciphertext> Evaluator::rotate_hoisted(const Ciphertext& a,
       out[i] = a.clone();
       return;
     }
-    auto [c0, c1] = rlwe::apply_galois(*context_, a.parts[0], digits, keys.at(g));
-    Ciphertext rotated;
-    rotated.scale = a.scale;
-    rotated.slots = a.slots;
-    rotated.needs_rescale = a.needs_rescale;
-    rotated.parts.push_back(std::move(c0));
-    rotated.parts.push_back(std::move(c1));
-    out[i] = std::move(rotated);
+    out[i] = galois_image(a, digits, g, keys);
   });
   return out;
 }

@@ -27,6 +27,7 @@
 
 #include "heft/rlwe/ciphertext.hpp"
 #include "heft/rlwe/context.hpp"
+#include "heft/rlwe/key_switching.hpp"
 #include "heft/rlwe/keys.hpp"
 #include "heft/rlwe/plaintext.hpp"
 
@@ -116,6 +117,11 @@ class Evaluator {
   void check_scale_fits(double scale, std::size_t level, const char* operation) const;
   [[nodiscard]] Ciphertext rotate_single(const Ciphertext& a, uint64_t galois_element,
                                          const rlwe::GaloisKeys& keys) const;
+  // X -> X^g of a, given its c1 already decomposed (shared by plain and
+  // hoisted rotations).
+  [[nodiscard]] Ciphertext galois_image(const Ciphertext& a, const rlwe::DecomposedPoly& c1_digits,
+                                        uint64_t galois_element,
+                                        const rlwe::GaloisKeys& keys) const;
 
   std::shared_ptr<const rlwe::Context> context_;
   ScaleMode mode_;

@@ -1,0 +1,18 @@
+// Lifting an integer plaintext (BFV/BGV) into the ciphertext ring.
+#pragma once
+
+#include <cstddef>
+
+#include "heft/ring/rns_poly.hpp"
+#include "heft/rlwe/context.hpp"
+#include "heft/schemes/batch_encoder.hpp"
+
+namespace heft::schemes {
+
+// m with each coefficient taken in (-t/2, t/2] and reduced into the first
+// level + 1 ciphertext towers, in NTT form. The centred lift keeps the norm of
+// m at t/2, which halves the noise growth of plaintext products.
+ring::RnsPoly lift_centered(const rlwe::Context& context, const IntegerPlaintext& plain,
+                            std::size_t level);
+
+}  // namespace heft::schemes

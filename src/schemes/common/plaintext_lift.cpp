@@ -1,0 +1,22 @@
+// The centred lift of an integer plaintext into the ciphertext ring.
+#include "heft/schemes/plaintext_lift.hpp"
+
+#include <vector>
+
+namespace heft::schemes {
+
+ring::RnsPoly lift_centered(const rlwe::Context& context, const IntegerPlaintext& plain,
+                            std::size_t level) {
+  const uint64_t t = plain.modulus;
+  std::vector<int64_t> centered(plain.coefficients.size());
+  for (std::size_t i = 0; i < centered.size(); ++i) {
+    const uint64_t v = plain.coefficients[i];
+    centered[i] = v > t / 2 ? -static_cast<int64_t>(t - v) : static_cast<int64_t>(v);
+  }
+  ring::RnsPoly m(context.ciphertext_ring(), level + 1);
+  m.set_coefficients(centered);
+  m.ntt();
+  return m;
+}
+
+}  // namespace heft::schemes
