@@ -100,38 +100,51 @@ struct CkksSetup {
   Ciphertext a, b;
 };
 
-CkksSetup& setup_for(const ParameterSet& set) {
-  static std::map<std::string, std::unique_ptr<CkksSetup>> cache;
+// One Setup per parameter set, built on first use and shared by its rows.
+template <typename Setup>
+Setup& cached_setup(const ParameterSet& set) {
+  static std::map<std::string, std::unique_ptr<Setup>> cache;
   auto& slot = cache[set.name];
-  if (!slot) slot = std::make_unique<CkksSetup>(set);
+  if (!slot) slot = std::make_unique<Setup>(set);
   return *slot;
 }
 
-void register_ckks(const ParameterSet& set) {
-  const std::string suffix = std::string("/") + set.name;
-  auto reg = [&](const char* name, auto body) {
-    benchmark::RegisterBenchmark((std::string("CKKSrns_") + name + suffix).c_str(),
-                                 [set, body](benchmark::State& state) {
-                                   CkksSetup& s = setup_for(set);
-                                   body(state, s);
-                                 })
+// reg(name, body) registers "<prefix><name>/<set>" running body(state, setup).
+template <typename Setup>
+auto row_registrar(const std::string& prefix, const ParameterSet& set) {
+  return [prefix, set](const char* name, auto body) {
+    benchmark::RegisterBenchmark(
+        (prefix + name + "/" + set.name).c_str(),
+        [set, body](benchmark::State& state) { body(state, cached_setup<Setup>(set)); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   };
-  reg("KeyGen", [](benchmark::State& state, CkksSetup& s) {
+}
+
+// The key-generation rows every scheme has.
+template <typename Setup, typename Reg, typename MakeKeyGenerator>
+void register_key_rows(Reg& reg, MakeKeyGenerator make_key_generator) {
+  reg("KeyGen", [make_key_generator](benchmark::State& state, Setup& s) {
     for (auto _ : state) {
-      heft::rlwe::KeyGenerator keygen(s.context);
+      heft::rlwe::KeyGenerator keygen = make_key_generator(s.context);
       benchmark::DoNotOptimize(keygen.create_public_key());
     }
   });
-  reg("MultKeyGen", [](benchmark::State& state, CkksSetup& s) {
+  reg("MultKeyGen", [](benchmark::State& state, Setup& s) {
     for (auto _ : state)
       benchmark::DoNotOptimize(s.keygen->create_relin_key());
   });
-  reg("EvalAtIndexKeyGen", [](benchmark::State& state, CkksSetup& s) {
+  reg("EvalAtIndexKeyGen", [](benchmark::State& state, Setup& s) {
     const std::vector<int64_t> one_step = {1};
     for (auto _ : state)
       benchmark::DoNotOptimize(s.keygen->create_galois_keys(one_step));
+  });
+}
+
+void register_ckks(const ParameterSet& set) {
+  auto reg = row_registrar<CkksSetup>("CKKSrns_", set);
+  register_key_rows<CkksSetup>(reg, [](std::shared_ptr<const heft::rlwe::Context> context) {
+    return heft::rlwe::KeyGenerator(std::move(context));
   });
   reg("Encryption", [](benchmark::State& state, CkksSetup& s) {
     heft::rlwe::Encryptor encryptor(s.public_key);
@@ -248,41 +261,10 @@ struct IntegerSetup {
 };
 
 template <typename Scheme>
-IntegerSetup<Scheme>& integer_setup_for(const ParameterSet& set) {
-  static std::map<std::string, std::unique_ptr<IntegerSetup<Scheme>>> cache;
-  auto& slot = cache[set.name];
-  if (!slot) slot = std::make_unique<IntegerSetup<Scheme>>(set);
-  return *slot;
-}
-
-template <typename Scheme>
 void register_integer_scheme(const ParameterSet& set) {
   using Setup = IntegerSetup<Scheme>;
-  const std::string suffix = std::string("/") + set.name;
-  auto reg = [&](const char* name, auto body) {
-    benchmark::RegisterBenchmark((std::string(Scheme::prefix) + name + suffix).c_str(),
-                                 [set, body](benchmark::State& state) {
-                                   Setup& s = integer_setup_for<Scheme>(set);
-                                   body(state, s);
-                                 })
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime();
-  };
-  reg("KeyGen", [](benchmark::State& state, Setup& s) {
-    for (auto _ : state) {
-      heft::rlwe::KeyGenerator keygen = Scheme::key_generator(s.context);
-      benchmark::DoNotOptimize(keygen.create_public_key());
-    }
-  });
-  reg("MultKeyGen", [](benchmark::State& state, Setup& s) {
-    for (auto _ : state)
-      benchmark::DoNotOptimize(s.keygen->create_relin_key());
-  });
-  reg("EvalAtIndexKeyGen", [](benchmark::State& state, Setup& s) {
-    const std::vector<int64_t> one_step = {1};
-    for (auto _ : state)
-      benchmark::DoNotOptimize(s.keygen->create_galois_keys(one_step));
-  });
+  auto reg = row_registrar<Setup>(Scheme::prefix, set);
+  register_key_rows<Setup>(reg, &Scheme::key_generator);
   reg("Encryption", [](benchmark::State& state, Setup& s) {
     typename Scheme::Encryptor encryptor(s.public_key);
     for (auto _ : state)
