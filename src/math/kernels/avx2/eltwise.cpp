@@ -24,43 +24,16 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "math/kernels/avx2/avx2_common.hpp"
 #include "math/kernels/kernel_api.hpp"
 
 namespace heft::math::kernels::avx2 {
 namespace {
 
-#define HEFT_AVX2_INLINE inline __attribute__((always_inline))
-
-constexpr uint64_t kDoubleModulusBound = uint64_t{1} << 50;
-
 // The double-precision path needs q < 2^50 and the default round-to-nearest
 // mode (its error bounds assume it); otherwise the integer path runs.
 bool use_double(uint64_t q) {
-  return q < kDoubleModulusBound && (_mm_getcsr() & 0x6000) == 0;
-}
-
-HEFT_AVX2_INLINE __m256i loadu(const uint64_t* p) {
-  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-}
-
-HEFT_AVX2_INLINE void storeu(uint64_t* p, __m256i v) {
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
-}
-
-HEFT_AVX2_INLINE __m256i set1(uint64_t x) {
-  return _mm256_set1_epi64x(static_cast<long long>(x));
-}
-
-// Picks b where the top bit of mask is set, a elsewhere.
-HEFT_AVX2_INLINE __m256i select_by_sign(__m256i a, __m256i b, __m256i mask) {
-  return _mm256_castpd_si256(
-      _mm256_blendv_pd(_mm256_castsi256_pd(a), _mm256_castsi256_pd(b), _mm256_castsi256_pd(mask)));
-}
-
-// x >= bound ? x - bound : x, for x and bound below 2^63.
-HEFT_AVX2_INLINE __m256i reduce_once(__m256i x, __m256i bound) {
-  const __m256i d = _mm256_sub_epi64(x, bound);
-  return select_by_sign(d, x, d);
+  return q < kDoubleModulusBound && rounds_to_nearest();
 }
 
 // ---- Integer path -----------------------------------------------------------
@@ -170,7 +143,6 @@ HEFT_AVX2_INLINE __m256i barrett_reduce(__m256i x_hi, __m256i x_lo, const Barret
 // the double 2^52 + x; adding the second to an integer-valued double of
 // magnitude below 2^51 leaves that integer, as a two's-complement offset, in
 // the low mantissa bits.
-constexpr uint64_t kTwo52Bits = 0x4330000000000000ULL;
 constexpr uint64_t kOneAndHalfTwo52Bits = 0x4338000000000000ULL;
 
 struct DoubleModulus {

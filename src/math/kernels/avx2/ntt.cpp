@@ -38,42 +38,17 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "math/kernels/avx2/avx2_common.hpp"
 #include "math/kernels/kernel_api.hpp"
 
 namespace heft::math::kernels::avx2 {
 namespace {
-
-#define HEFT_AVX2_INLINE inline __attribute__((always_inline))
-
-HEFT_AVX2_INLINE __m256i loadu(const uint64_t* p) {
-  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-}
-
-HEFT_AVX2_INLINE void storeu(uint64_t* p, __m256i v) {
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
-}
-
-HEFT_AVX2_INLINE __m256i set1(uint64_t x) {
-  return _mm256_set1_epi64x(static_cast<long long>(x));
-}
 
 // Entries k and k+1 of a table as [t_k, t_k, t_{k+1}, t_{k+1}] (stage t = 2).
 HEFT_AVX2_INLINE __m256i load_pair_doubled(const uint64_t* p) {
   const __m256i pair =
       _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   return _mm256_castpd_si256(_mm256_permute_pd(_mm256_castsi256_pd(pair), 0xC));
-}
-
-// Picks b where the top bit of mask is set, a elsewhere.
-HEFT_AVX2_INLINE __m256i select_by_sign(__m256i a, __m256i b, __m256i mask) {
-  return _mm256_castpd_si256(
-      _mm256_blendv_pd(_mm256_castsi256_pd(a), _mm256_castsi256_pd(b), _mm256_castsi256_pd(mask)));
-}
-
-// x >= bound ? x - bound : x, for x and bound below 2^63.
-HEFT_AVX2_INLINE __m256i reduce_once(__m256i x, __m256i bound) {
-  const __m256i d = _mm256_sub_epi64(x, bound);
-  return select_by_sign(d, x, d);
 }
 
 // Shuffles, for both element types (the bits are moved, never converted).
@@ -219,9 +194,7 @@ class IntArith {
 
 // ---- Double-precision arithmetic (q < 2^50) ---------------------------------
 
-constexpr uint64_t kDoubleModulusBound = uint64_t{1} << 50;
-constexpr uint64_t kTwo52Bits = 0x4330000000000000ULL;  // 2^52
-constexpr uint64_t kOneBits = 0x3ff0000000000000ULL;    // 1.0
+constexpr uint64_t kOneBits = 0x3ff0000000000000ULL;  // 1.0
 // Adding 1.5 * 2^52 to a double of magnitude below 2^51 rounds it to an
 // integer (the sum's unit in the last place is 1) and leaves that integer in
 // the low mantissa bits.
@@ -507,7 +480,7 @@ void inverse_transform(uint64_t* values, const NttTableData& table, const uint64
 // default rounding mode.
 bool use_double(const NttTableData& table) {
   return table.modulus.value < kDoubleModulusBound && table.roots_shoup52 != nullptr &&
-         (_mm_getcsr() & 0x6000) == 0;
+         rounds_to_nearest();
 }
 
 }  // namespace
