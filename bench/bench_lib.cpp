@@ -141,6 +141,25 @@ void register_key_rows(Reg& reg, MakeKeyGenerator make_key_generator) {
   });
 }
 
+// The ciphertext-arithmetic rows every scheme has (its evaluator, operands
+// a and b, and relinearization key come from the Setup).
+template <typename Setup, typename Reg>
+void register_arithmetic_rows(Reg& reg) {
+  reg("Add", [](benchmark::State& state, Setup& s) {
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->add(s.a, s.b));
+  });
+  reg("MultNoRelin", [](benchmark::State& state, Setup& s) {
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->multiply(s.a, s.b));
+  });
+  // BGV's default (automatic) mode also switches the product down one level.
+  reg("MultRelin", [](benchmark::State& state, Setup& s) {
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->multiply(s.a, s.b, s.relin));
+  });
+}
+
 void register_ckks(const ParameterSet& set) {
   auto reg = row_registrar<CkksSetup>("CKKSrns_", set);
   register_key_rows<CkksSetup>(reg, [](std::shared_ptr<const heft::rlwe::Context> context) {
@@ -166,18 +185,7 @@ void register_ckks(const ParameterSet& set) {
     for (auto _ : state)
       benchmark::DoNotOptimize(s.encoder->decode(s.plain));
   });
-  reg("Add", [](benchmark::State& state, CkksSetup& s) {
-    for (auto _ : state)
-      benchmark::DoNotOptimize(s.evaluator->add(s.a, s.b));
-  });
-  reg("MultNoRelin", [](benchmark::State& state, CkksSetup& s) {
-    for (auto _ : state)
-      benchmark::DoNotOptimize(s.evaluator->multiply(s.a, s.b));
-  });
-  reg("MultRelin", [](benchmark::State& state, CkksSetup& s) {
-    for (auto _ : state)
-      benchmark::DoNotOptimize(s.evaluator->multiply(s.a, s.b, s.relin));
-  });
+  register_arithmetic_rows<CkksSetup>(reg);
   reg("MultRelinRescale", [](benchmark::State& state, CkksSetup& s) {
     for (auto _ : state) {
       benchmark::DoNotOptimize(s.evaluator->rescale(s.evaluator->multiply(s.a, s.b, s.relin)));
@@ -275,19 +283,7 @@ void register_integer_scheme(const ParameterSet& set) {
     for (auto _ : state)
       benchmark::DoNotOptimize(decryptor.decrypt(s.a));
   });
-  reg("Add", [](benchmark::State& state, Setup& s) {
-    for (auto _ : state)
-      benchmark::DoNotOptimize(s.evaluator->add(s.a, s.b));
-  });
-  reg("MultNoRelin", [](benchmark::State& state, Setup& s) {
-    for (auto _ : state)
-      benchmark::DoNotOptimize(s.evaluator->multiply(s.a, s.b));
-  });
-  // BGV's default (automatic) mode also switches the product down one level.
-  reg("MultRelin", [](benchmark::State& state, Setup& s) {
-    for (auto _ : state)
-      benchmark::DoNotOptimize(s.evaluator->multiply(s.a, s.b, s.relin));
-  });
+  register_arithmetic_rows<Setup>(reg);
   reg("EvalAtIndex", [](benchmark::State& state, Setup& s) {
     for (auto _ : state)
       benchmark::DoNotOptimize(s.evaluator->rotate_rows(s.a, 1, s.galois));
