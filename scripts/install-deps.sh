@@ -3,7 +3,7 @@
 # root, or with sudo available). Safe to run again.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config libssl-dev libgtest-dev libgmock-dev
-          libbenchmark-dev libgmp-dev libsimde-dev qemu-user)
+          libbenchmark-dev libgmp-dev libsimde-dev libzstd-dev qemu-user)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "heft/rlwe/encryptor.hpp"
+#include "heft/rlwe/serialization.hpp"
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/ckks/evaluator.hpp"
 #include "heft/schemes/ckks/parameter_helper.hpp"
@@ -32,4 +33,22 @@ TEST(Readme, CkksExampleWorks) {
     EXPECT_NEAR(result[i], x[i] * x[i], 1e-4);
   for (std::size_t i = x.size(); i < result.size(); ++i)
     EXPECT_NEAR(result[i], 0.0, 1e-4);
+
+  // ---- begin README serialization example ----
+  // Client: parameters, evaluation keys and a ciphertext, as byte buffers.
+  auto context_bytes = heft::rlwe::save(*context);
+  auto key_bytes = heft::rlwe::save_key_set(nullptr, &relin, nullptr);  // public, relin, Galois
+  auto ct_bytes = heft::rlwe::save(*context, ct, {heft::rlwe::Compression::zstd});
+  // Server: rebuild, compute, send back.
+  auto server_context = heft::rlwe::load_context(context_bytes);
+  auto server_keys = heft::rlwe::load_key_set(server_context, key_bytes);
+  heft::ckks::Evaluator server_eval(server_context);
+  auto server_sq = server_eval.square(heft::rlwe::load_ciphertext(server_context, ct_bytes),
+                                      *server_keys.relin_key);
+  auto reply = heft::rlwe::save(*server_context, server_sq);
+  // Client: load under its own context (same parameters) and decrypt.
+  auto back = encoder.decode_real(decryptor.decrypt(heft::rlwe::load_ciphertext(context, reply)));
+  // ---- end README serialization example ----
+  for (std::size_t i = 0; i < back.size(); ++i)
+    EXPECT_NEAR(back[i], result[i], 1e-4);
 }

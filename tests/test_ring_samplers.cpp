@@ -129,6 +129,32 @@ TEST(Samplers, UniformIsUniformInEveryTower) {
   EXPECT_FALSE(std::equal(poly.tower(0).begin(), poly.tower(0).end(), poly.tower(1).begin()));
 }
 
+// The definition serialized seeds rely on: each value is the first
+// next_u64() draw (masked to the prime's bit width) below q, towers in order,
+// and the stream is left exactly after the last accepted draw. The 17-element
+// prime 65537 (17-bit draws) rejects almost half of them, so blocks and
+// rejections interleave.
+TEST(Samplers, UniformConsumesTheStreamOneWordPerDraw) {
+  for (const uint64_t q : {uint64_t{65537}, uint64_t{40961}}) {
+    const auto context = PolyContext::create(
+        4096, RnsBase::from_values(std::vector<uint64_t>{q, q == 65537 ? 40961u : 65537u}));
+    Prng bulk(counting_seed(9)), reference(counting_seed(9));
+    RnsPoly poly(context, 2);
+    sample_uniform(bulk, poly);
+    for (std::size_t i = 0; i < 2; ++i) {
+      const uint64_t qi = context->modulus(i).value();
+      const uint64_t mask = (uint64_t{1} << context->modulus(i).bit_count()) - 1;
+      for (uint64_t v : poly.tower(i)) {
+        uint64_t draw = reference.next_u64() & mask;
+        while (draw >= qi)
+          draw = reference.next_u64() & mask;
+        ASSERT_EQ(v, draw);
+      }
+    }
+    EXPECT_EQ(bulk.next_u64(), reference.next_u64());
+  }
+}
+
 TEST(Samplers, TernaryIsOneThirdEach) {
   Prng prng(counting_seed(4));
   std::vector<int64_t> values(1 << 16);

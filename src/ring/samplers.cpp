@@ -1,6 +1,7 @@
 // Uniform, ternary, sparse-ternary and discrete-Gaussian samplers.
 #include "heft/ring/samplers.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
@@ -127,17 +128,28 @@ void sample_gaussian(Prng& prng, std::span<int64_t> out) {
 
 void sample_uniform(Prng& prng, RnsPoly& out) {
   require_poly(out, "sample_uniform");
+  // Draws are taken from the stream in blocks, but never more words than
+  // values still missing, so exactly the same words are consumed as by one
+  // next_u64() per draw: the stream position afterwards, and so every later
+  // sample from this Prng, does not depend on the block size.
+  constexpr std::size_t kBlock = 1024;
+  std::array<uint64_t, kBlock> words{};
   for (std::size_t i = 0; i < out.tower_count(); ++i) {
     const math::Modulus& q = out.modulus(i);
     const int bits = q.bit_count();
     const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
     // Sequential over towers so that the stream maps to values the same way
     // whatever the thread count.
-    for (uint64_t& value : out.tower(i)) {
-      uint64_t candidate = prng.next_u64() & mask;
-      while (candidate >= q.value())
-        candidate = prng.next_u64() & mask;
-      value = candidate;
+    const std::span<uint64_t> tower = out.tower(i);
+    std::size_t filled = 0;
+    while (filled < tower.size()) {
+      const std::size_t want = std::min(kBlock, tower.size() - filled);
+      prng.fill(std::span<uint8_t>(reinterpret_cast<uint8_t*>(words.data()), want * 8));
+      for (std::size_t k = 0; k < want; ++k) {
+        const uint64_t candidate = words[k] & mask;  // little-endian words, as next_u64()
+        tower[filled] = candidate;
+        filled += static_cast<std::size_t>(candidate < q.value());
+      }
     }
   }
 }

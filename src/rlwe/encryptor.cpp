@@ -8,6 +8,7 @@
 #include "heft/ring/samplers.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
+#include "rlwe/seeded_masks.hpp"
 
 namespace heft::rlwe {
 namespace {
@@ -36,14 +37,6 @@ void check_plaintext(const Context& context, const Plaintext& plain) {
   if (!plain.poly.is_ntt()) throw MismatchError("encrypt: the plaintext must be in NTT form");
 }
 
-ring::RnsPoly uniform_from_seed(const Context& context, const ring::Prng::Seed& seed,
-                                std::size_t towers) {
-  ring::Prng prng(seed);
-  ring::RnsPoly a(context.ciphertext_ring(), towers, ring::Form::ntt);
-  ring::sample_uniform(prng, a);
-  return a;
-}
-
 }  // namespace
 
 void check_ciphertext(const Context& context, const Ciphertext& ct, const char* operation) {
@@ -64,8 +57,9 @@ void check_ciphertext(const Context& context, const Ciphertext& ct, const char* 
 
 Encryptor::Encryptor(const PublicKey& public_key)
     : context_(public_key.context),
-      public_key_(std::make_shared<const PublicKey>(PublicKey{
-          public_key.context, public_key.b.clone(), public_key.a.clone(), public_key.error_scale})),
+      public_key_(std::make_shared<const PublicKey>(
+          PublicKey{public_key.context, public_key.b.clone(), public_key.a.clone(),
+                    public_key.error_scale, public_key.a_seed})),
       error_scale_(public_key.error_scale) {
   if (!context_) throw InvalidArgument("Encryptor: the public key is empty");
   if (error_scale_ == 0) throw InvalidArgument("Encryptor: the error scale must be >= 1");
@@ -121,7 +115,7 @@ SeededCiphertext Encryptor::encrypt_seeded(const Plaintext& plain) const {
   out.scale = plain.scale;
   out.slots = plain.slots;
   // c_0 = -a s + e + m with a expanded from the seed.
-  const ring::RnsPoly a = uniform_from_seed(*context_, out.seed, towers);
+  const ring::RnsPoly a = expand_ciphertext_mask(*context_, out.seed, towers);
   out.c0 = a * first_towers(secret_key_->q_part(), towers);
   out.c0.negate();
   out.c0 += gaussian_poly(*context_, prng, towers, error_scale_);
@@ -138,7 +132,8 @@ Ciphertext expand_seeded(const Context& context, const SeededCiphertext& seeded)
   ct.scale = seeded.scale;
   ct.slots = seeded.slots;
   ct.parts.push_back(seeded.c0.clone());
-  ct.parts.push_back(uniform_from_seed(context, seeded.seed, seeded.c0.tower_count()));
+  ct.parts.push_back(expand_ciphertext_mask(context, seeded.seed, seeded.c0.tower_count()));
+  ct.c1_seed = seeded.seed;
   return ct;
 }
 

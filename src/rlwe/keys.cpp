@@ -9,6 +9,7 @@
 #include "heft/ring/prng.hpp"
 #include "heft/ring/samplers.hpp"
 #include "heft/util/error.hpp"
+#include "rlwe/seeded_masks.hpp"
 
 namespace heft::rlwe {
 namespace {
@@ -76,6 +77,43 @@ std::vector<uint64_t> GaloisKeys::elements() const {
   return out;
 }
 
+SecretKey SecretKey::from_coefficients(std::shared_ptr<const Context> context,
+                                       std::span<const int64_t> coefficients) {
+  if (!context) throw InvalidArgument("SecretKey::from_coefficients needs a context");
+  if (coefficients.size() != context->degree()) {
+    throw InvalidArgument("SecretKey::from_coefficients: " + std::to_string(coefficients.size()) +
+                          " coefficients given, the ring degree is " +
+                          std::to_string(context->degree()));
+  }
+  int64_t outside = 0;  // branch-free scan: the values are secret
+  for (int64_t c : coefficients)
+    outside |= static_cast<int64_t>(c < -1) | static_cast<int64_t>(c > 1);
+  if (outside != 0) {
+    throw InvalidArgument("SecretKey::from_coefficients: coefficients must be in {-1, 0, 1}");
+  }
+  std::vector<int64_t> values(coefficients.begin(), coefficients.end());
+  ExtendedPoly key = to_extended(*context, values, true);
+  wipe(values);
+  return SecretKey(std::move(context), std::move(key.q), std::move(key.p));
+}
+
+std::vector<int64_t> SecretKey::coefficients() const {
+  if (!context_) throw InvalidArgument("SecretKey::coefficients: the key is empty");
+  ring::RnsPoly tower0 = s_q_.clone();
+  tower0.drop_last_towers(tower0.tower_count() - 1);
+  tower0.intt();
+  const uint64_t q = tower0.modulus(0).value();
+  std::vector<int64_t> out(context_->degree());
+  const auto residues = tower0.tower(0);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    // Centred lift of [0, q) to (-q/2, q/2], without a secret-dependent branch.
+    const uint64_t r = residues[i];
+    const uint64_t upper = static_cast<uint64_t>(r > q / 2);
+    out[i] = static_cast<int64_t>(r) - static_cast<int64_t>(upper * q);
+  }
+  return out;
+}
+
 KeyGenerator::KeyGenerator(std::shared_ptr<const Context> context, uint64_t error_scale)
     : context_(std::move(context)), error_scale_(error_scale) {
   if (!context_) throw InvalidArgument("KeyGenerator needs a context");
@@ -110,11 +148,13 @@ void KeyGenerator::scale_error(ExtendedPoly& e) const {
 }
 
 PublicKey KeyGenerator::create_public_key() const {
-  ring::Prng prng = ring::Prng::from_os_entropy();
+  // The mask comes from a seed that may be published (compact serialization);
+  // the error from a separate, private stream.
   PublicKey pk;
   pk.context = context_;
-  pk.a = ring::RnsPoly(context_->ciphertext_ring(), context_->level_count(), ring::Form::ntt);
-  ring::sample_uniform(prng, pk.a);
+  pk.a_seed = ring::Prng::os_entropy_seed();
+  pk.a = expand_ciphertext_mask(*context_, *pk.a_seed, context_->level_count());
+  ring::Prng prng = ring::Prng::from_os_entropy();
   ExtendedPoly e = sample_gaussian_extended(*context_, prng);
   scale_error(e);
   pk.error_scale = error_scale_;
@@ -130,18 +170,18 @@ KeySwitchKey KeyGenerator::create_switch_key(const ring::RnsPoly& s_prime_q,
   if (!context_->supports_key_switching()) {
     throw InvalidArgument("key switching needs special primes: these parameters have none");
   }
+  // Masks from a publishable seed, errors from a private stream (as above).
+  const ring::Prng::Seed mask_seed = ring::Prng::os_entropy_seed();
+  std::vector<ExtendedPoly> masks = expand_switch_key_masks(*context_, mask_seed, 1);
   ring::Prng prng = ring::Prng::from_os_entropy();
   const std::size_t levels = context_->level_count();
   const std::size_t digit_size = context_->digit_size();
   KeySwitchKey key;
   key.context = context_;
   key.error_scale = error_scale_;
+  key.a_seed = mask_seed;
   for (std::size_t digit = 0; digit < context_->digit_count(); ++digit) {
-    ExtendedPoly a{
-        ring::RnsPoly(context_->ciphertext_ring(), levels, ring::Form::ntt),
-        ring::RnsPoly(context_->special_ring(), context_->special_count(), ring::Form::ntt)};
-    ring::sample_uniform(prng, a.q);
-    ring::sample_uniform(prng, a.p);
+    ExtendedPoly a = std::move(masks[digit]);
     ExtendedPoly b = sample_gaussian_extended(*context_, prng);
     scale_error(b);
     // b = e - a s, then + P s' on the towers of this digit (P = 0 mod p_k).

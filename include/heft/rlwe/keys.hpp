@@ -19,9 +19,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
+#include "heft/ring/prng.hpp"
 #include "heft/ring/rns_poly.hpp"
 #include "heft/rlwe/context.hpp"
 
@@ -44,6 +46,13 @@ class SecretKey {
   [[nodiscard]] const ring::RnsPoly& q_part() const noexcept { return s_q_; }
   [[nodiscard]] const ring::RnsPoly& p_part() const noexcept { return s_p_; }
   [[nodiscard]] SecretKey clone() const;
+  // The key whose integer coefficients are `coefficients` (N values, each in
+  // {-1, 0, 1}), reduced into both rings; InvalidArgument otherwise.
+  static SecretKey from_coefficients(std::shared_ptr<const Context> context,
+                                     std::span<const int64_t> coefficients);
+  // The integer coefficients (centred, from tower 0). The caller should wipe
+  // the vector after use.
+  [[nodiscard]] std::vector<int64_t> coefficients() const;
 
  private:
   std::shared_ptr<const Context> context_;
@@ -54,6 +63,9 @@ struct PublicKey {
   std::shared_ptr<const Context> context;
   ring::RnsPoly b, a;        // b = -a s + e over Q, NTT form, all L towers
   uint64_t error_scale = 1;  // e above is (error_scale * Gaussian); t for BGV
+  // The seed `a` was expanded from (seeded_masks.hpp): serialization stores it
+  // in place of `a` after checking that `a` still matches.
+  std::optional<ring::Prng::Seed> a_seed;
 };
 
 struct KeySwitchKey {
@@ -64,6 +76,9 @@ struct KeySwitchKey {
   uint64_t galois_element = 1;
   // Every e_j is a multiple of this (t for BGV keys, 1 otherwise).
   uint64_t error_scale = 1;
+  // The seed every a_j was expanded from (seeded_masks.hpp), for compact
+  // serialization; checked against `a` before it is relied on.
+  std::optional<ring::Prng::Seed> a_seed;
 };
 
 struct RelinKey {

@@ -27,6 +27,14 @@ class MismatchError : public InvalidArgument {
   using InvalidArgument::InvalidArgument;
 };
 
+// Serialized bytes are malformed: truncated, corrupted (checksum), of another
+// format version or object type, or with a field out of range. Loading never
+// returns a half-built object: it throws this instead.
+class FormatError : public InvalidArgument {
+ public:
+  using InvalidArgument::InvalidArgument;
+};
+
 // The request is valid but this CPU or build cannot honour it (e.g. an ISA level
 // the processor lacks).
 class UnsupportedError : public Error {

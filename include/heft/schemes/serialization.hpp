@@ -1,0 +1,31 @@
+// Saving and loading the objects of the exact-integer schemes: integer
+// plaintexts (BFV and BGV) and BGV ciphertexts with their correction factor.
+// Same frame, checks and options as heft/rlwe/serialization.hpp (BFV
+// ciphertexts are rlwe::Ciphertext and use rlwe::save / rlwe::load_ciphertext).
+#pragma once
+
+#include <span>
+
+#include "heft/rlwe/serialization.hpp"
+#include "heft/schemes/batch_encoder.hpp"
+#include "heft/schemes/bgv/ciphertext.hpp"
+
+namespace heft::schemes {
+
+// The plaintext's modulus and length must be the context's t and N.
+rlwe::Bytes save(const rlwe::Context& context, const IntegerPlaintext& plain,
+                 const rlwe::SaveOptions& options = {});
+IntegerPlaintext load_integer_plaintext(const rlwe::ContextPtr& context,
+                                        std::span<const uint8_t> bytes,
+                                        const rlwe::LoadOptions& options = {});
+
+}  // namespace heft::schemes
+
+namespace heft::bgv {
+
+rlwe::Bytes save(const rlwe::Context& context, const Ciphertext& ciphertext,
+                 const rlwe::SaveOptions& options = {});
+Ciphertext load_ciphertext(const rlwe::ContextPtr& context, std::span<const uint8_t> bytes,
+                           const rlwe::LoadOptions& options = {});
+
+}  // namespace heft::bgv
