@@ -80,28 +80,31 @@ std::span<const uint8_t> ByteReader::bytes(std::size_t count, const char* what) 
 void ByteReader::packed(std::span<uint64_t> out, int width, uint64_t bound, const char* what) {
   const std::span<const uint8_t> in = bytes(packed_bytes(out.size(), width), what);
   const uint64_t mask = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
-  std::size_t byte = 0;  // next unread byte of `in`
-  uint64_t accumulator = 0;
-  int available = 0;  // bits pending in the accumulator
   uint64_t too_large = 0;
-  for (uint64_t& value : out) {
-    if (available >= width) {
-      value = accumulator & mask;
-      accumulator = width == 64 ? 0 : accumulator >> width;
-      available -= width;
-    } else {
-      // Load the next (up to) 8 bytes; the low `available` bits come first.
-      uint64_t word = 0;
-      const std::size_t take = std::min<std::size_t>(8, in.size() - byte);
-      std::memcpy(&word, in.data() + byte, take);
-      byte += take;
-      const int loaded = static_cast<int>(take) * 8;
-      value = (accumulator | (available == 64 ? 0 : word << available)) & mask;
-      const int used = width - available;  // bits taken from `word`
-      accumulator = used >= 64 ? 0 : word >> used;
-      available = loaded - used;
+  std::size_t i = 0;
+  if (width <= 57) {
+    // Value i starts at bit i * width: one unaligned 8-byte load covers it
+    // (bit offset within the byte <= 7, 7 + 57 <= 64). Stop while 8 bytes
+    // remain readable; the tail takes the general path below.
+    const std::size_t direct = in.size() >= 8 ? ((in.size() - 8) * 8) / width + 1 : 0;
+    for (; i < std::min(direct, out.size()); ++i) {
+      const std::size_t bit = i * static_cast<std::size_t>(width);
+      uint64_t word;
+      std::memcpy(&word, in.data() + bit / 8, 8);  // little-endian host (x86-64)
+      out[i] = (word >> (bit % 8)) & mask;
+      too_large |= static_cast<uint64_t>(out[i] >= bound);
     }
-    too_large |= static_cast<uint64_t>(value >= bound);
+  }
+  // General path: bit by bit through a 128-bit window.
+  for (; i < out.size(); ++i) {
+    const std::size_t bit = i * static_cast<std::size_t>(width);
+    const std::size_t first = bit / 8;
+    const std::size_t last = (bit + static_cast<std::size_t>(width) - 1) / 8;
+    unsigned __int128 window = 0;
+    for (std::size_t b = last + 1; b-- > first;)
+      window = (window << 8) | in[b];
+    out[i] = static_cast<uint64_t>(window >> (bit % 8)) & mask;
+    too_large |= static_cast<uint64_t>(out[i] >= bound);
   }
   if (too_large != 0) {
     throw FormatError(std::string(what) + ": a coefficient is not below its modulus");

@@ -9,6 +9,7 @@
 // length first and throws heft::FormatError naming what was being read.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -28,6 +29,15 @@ class ByteWriter {
   // Appends values.size() * width / 8 bytes; every value must be < 2^width,
   // values.size() a multiple of 8, width in [1, 64].
   void packed(std::span<const uint64_t> values, int width);
+
+  // Makes room for `count` more bytes at once (large objects would otherwise
+  // be copied as the buffer doubles).
+  // Grows geometrically, so repeated calls stay linear overall.
+  void reserve_more(std::size_t count) {
+    if (bytes_.capacity() - bytes_.size() < count) {
+      bytes_.reserve(std::max(bytes_.size() + count, 2 * bytes_.capacity()));
+    }
+  }
 
   [[nodiscard]] std::vector<uint8_t>& buffer() noexcept { return bytes_; }
 

@@ -183,9 +183,13 @@ void check_switch_key(const Context& context, const KeySwitchKey& key, const cha
 
 // Body: u64 Galois element, u64 error scale, u8 flags, u32 digits, [seed],
 // per digit b.q, b.p and (unless seeded) a.q, a.p.
+std::size_t max_switch_key_payload(const Context& context);
+std::size_t max_public_key_payload(const Context& context);
+
 void write_switch_key(ByteWriter& out, const Context& context, const KeySwitchKey& key,
                       bool allow_seed) {
   const bool seeded = allow_seed && switch_key_seed_matches(context, key);
+  out.reserve_more(max_switch_key_payload(context) / (seeded ? 2 : 1) + kChecksumBytes);
   out.u64(key.galois_element);
   out.u64(key.error_scale);
   out.u8(seeded ? kSeededFlag : 0);
@@ -254,6 +258,7 @@ void write_public_key(ByteWriter& out, const PublicKey& key, bool allow_seed) {
   }
   const bool seeded = allow_seed && key.a_seed &&
                       expand_ciphertext_mask(context, *key.a_seed, context.level_count()) == key.a;
+  out.reserve_more(max_public_key_payload(context) / (seeded ? 2 : 1) + kChecksumBytes);
   out.u8(seeded ? kSeededFlag : 0);
   out.u64(key.error_scale);
   if (seeded) write_seed(out, *key.a_seed);
@@ -346,6 +351,9 @@ void write_ciphertext(ByteWriter& out, const Context& context, const Ciphertext&
   const std::size_t towers = ct.parts[0].tower_count();
   const bool seeded = allow_seed && ct.c1_seed &&
                       expand_ciphertext_mask(context, *ct.c1_seed, towers) == ct.parts[1];
+  out.reserve_more(64 + kChecksumBytes +
+                   (ct.parts.size() - (seeded ? 1 : 0)) *
+                       poly_record_bytes(*context.ciphertext_ring(), towers));
   out.u32(static_cast<uint32_t>(ct.parts.size()));
   out.u32(static_cast<uint32_t>(towers));
   out.u8(static_cast<uint8_t>((seeded ? kSeededFlag : 0) |
