@@ -152,12 +152,19 @@ Bytes finish_frame(ByteWriter&& writer, ObjectType type, const ParameterHash& ha
     if (ZSTD_isError(size)) {
       throw Error(std::string("serialization: zstd failed: ") + ZSTD_getErrorName(size));
     }
-    compressed.resize(kHeaderBytes + size);
-    const uint64_t payload_bytes = payload.size();
-    // The uncompressed copy may hold a secret key: leave nothing behind.
-    explicit_bzero(frame.data(), frame.size());
-    frame = std::move(compressed);
-    write_header(frame, type, hash, options.compression, payload_bytes);
+    if (size < payload.size()) {
+      compressed.resize(kHeaderBytes + size);
+      const uint64_t payload_bytes = payload.size();
+      // The uncompressed copy may hold a secret key: leave nothing behind.
+      explicit_bzero(frame.data(), frame.size());
+      frame = std::move(compressed);
+      write_header(frame, type, hash, Compression::zstd, payload_bytes);
+    } else {
+      // Bit-packed uniform residues do not compress: store them as they are
+      // rather than pay for decompression on every load.
+      explicit_bzero(compressed.data(), compressed.size());
+      write_header(frame, type, hash, Compression::none, frame.size() - kHeaderBytes);
+    }
   } else if (options.compression == Compression::none) {
     write_header(frame, type, hash, options.compression, frame.size() - kHeaderBytes);
   } else {

@@ -65,6 +65,9 @@ const char* to_string(ObjectType type) noexcept;
 enum class Compression : uint8_t { none = 0, zstd = 1 };
 
 struct SaveOptions {
+  // zstd is applied where it makes the object smaller (plaintexts, secret
+  // keys, structured data); bit-packed uniform residues (ciphertexts, keys)
+  // gain nothing from it and are then stored uncompressed.
   Compression compression = Compression::none;
   int zstd_level = 3;  // 1 (fast) .. 19 (small)
   // Store seeds in place of uniform halves where the object has one (and it
