@@ -661,6 +661,54 @@ TEST(Serialization, CoefficientAtOrAboveItsPrimeIsRefused) {
       FormatError);
 }
 
+// Found by fuzzing: fields that parse but would give an unusable or
+// ambiguous object.
+TEST(Serialization, UnusableOrNonCanonicalFieldsAreRefused) {
+  CkksFixture f(ckks_params(1024, 1, 1));
+  // A CKKS key with error scale 0 (only 1, or t for BGV, is meaningful).
+  Bytes pk = payload_of(save(f.public_key));
+  std::fill(pk.begin() + 1, pk.begin() + 9, 0);
+  EXPECT_THROW((void)load_public_key(f.context, reframe(ObjectType::public_key, *f.context, pk)),
+               FormatError);
+  Bytes relin = payload_of(save(f.relin));
+  std::fill(relin.begin() + 8, relin.begin() + 16, 0);
+  EXPECT_THROW((void)load_relin_key(f.context, reframe(ObjectType::relin_key, *f.context, relin)),
+               FormatError);
+
+  // Parameters: dnum 0 and a scale of -0.0 would be second encodings of a set.
+  const Parameters& p = f.context->parameters();
+  const std::size_t primes = p.ciphertext_moduli.size() + p.special_moduli.size();
+  const std::size_t dnum_offset = 8 + 4 + 4 + 8 * primes;
+  const std::size_t scale_offset = dnum_offset + 4 + 1 + 8 + 1;
+  auto reframed_parameters = [&](std::size_t offset, std::vector<uint8_t> value, Parameters q) {
+    Bytes payload = payload_of(save(q));
+    std::copy(value.begin(), value.end(), payload.begin() + offset);
+    // A valid frame and checksum around it: only the payload checks can refuse it.
+    return serial::make_frame(ObjectType::parameters, parameter_hash(q), payload, kPlain);
+  };
+  EXPECT_THROW((void)load_parameters(reframed_parameters(dnum_offset, {0, 0, 0, 0}, p)),
+               FormatError);
+  Parameters zero_scale = p;
+  zero_scale.scale = 0.0;
+  zero_scale.plain_modulus = 65537;
+  EXPECT_NO_THROW((void)load_parameters(save(zero_scale)));
+  EXPECT_THROW((void)load_parameters(
+                   reframed_parameters(scale_offset, {0, 0, 0, 0, 0, 0, 0, 0x80}, zero_scale)),
+               FormatError);
+  Parameters negative_zero = zero_scale;
+  negative_zero.scale = -0.0;
+  EXPECT_EQ(parameter_hash(negative_zero), parameter_hash(zero_scale));
+
+  // A parameter set whose context would need more tables than the caller allows.
+  LoadOptions small;
+  small.max_bytes = 48 * 1024 * primes - 1;
+  const Bytes saved = save(p);
+  EXPECT_THROW((void)load_parameters(saved, small), InvalidArgument);
+  EXPECT_THROW((void)load_context(saved, small), InvalidArgument);
+  small.max_bytes += 1;
+  EXPECT_NO_THROW((void)load_context(saved, small));
+}
+
 TEST(Serialization, OversizedObjectsAreRefusedBeforeAllocation) {
   CkksFixture f(ckks_params(1024, 1, 1));
   const Bytes bytes =

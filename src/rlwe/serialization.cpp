@@ -22,7 +22,13 @@ namespace serial {
 namespace {
 
 constexpr std::size_t kMaxCiphertextParts = 16;
-constexpr std::size_t kMaxPrimes = 1024;  // per chain, far above any secure set
+// Ciphertext plus special primes: far above any secure set (2^17 allows
+// about 3500 bits), and a bound on what a loaded parameter set can make a
+// context allocate.
+constexpr std::size_t kMaxPrimes = 256;
+// Bytes of NTT tables a context keeps per prime and coefficient (roots,
+// inverse roots and their Shoup companions, with room to spare).
+constexpr std::size_t kContextBytesPerCoefficient = 48;
 constexpr uint8_t kSeededFlag = 1;
 constexpr uint8_t kNeedsRescaleFlag = 2;
 
@@ -98,7 +104,8 @@ uint8_t read_flags(ByteReader& in, uint8_t allowed, const char* what) {
 // 1 (CKKS/BFV keys) or t (BGV keys) are the only error scales heft makes.
 uint64_t read_error_scale(ByteReader& in, const Context& context, const char* what) {
   const uint64_t scale = in.u64(what);
-  if (scale != 1 && scale != context.parameters().plain_modulus) {
+  const uint64_t t = context.parameters().plain_modulus;
+  if (scale != 1 && (t == 0 || scale != t)) {
     throw FormatError(std::string(what) + ": error scale " + std::to_string(scale) +
                       " is neither 1 nor the plaintext modulus");
   }
@@ -119,7 +126,7 @@ void write_parameters(ByteWriter& out, const Parameters& p) {
   out.u8(static_cast<uint8_t>(p.secret.kind));
   out.u64(p.secret.hamming_weight);
   out.u8(static_cast<uint8_t>(p.security));
-  out.f64(p.scale);
+  out.f64(p.scale == 0 ? 0.0 : p.scale);  // one encoding of zero (not -0.0)
   out.u64(p.plain_modulus);
 }
 
@@ -128,7 +135,7 @@ Parameters read_parameters(ByteReader& in) {
   p.degree = in.u64("degree");
   const uint32_t levels = in.u32("prime count");
   const uint32_t specials = in.u32("special prime count");
-  if (levels > kMaxPrimes || specials > kMaxPrimes) {
+  if (std::size_t{levels} + specials > kMaxPrimes) {
     throw FormatError("parameters: more than " + std::to_string(kMaxPrimes) + " primes");
   }
   for (uint32_t i = 0; i < levels; ++i)
@@ -136,6 +143,7 @@ Parameters read_parameters(ByteReader& in) {
   for (uint32_t i = 0; i < specials; ++i)
     p.special_moduli.push_back(in.u64("special prime"));
   p.dnum = in.u32("dnum");
+  if (p.dnum == 0) throw FormatError("parameters: dnum 0 (the format stores the digit count)");
   const uint8_t kind = in.u8("secret distribution");
   if (kind > static_cast<uint8_t>(SecretKind::sparse_ternary)) {
     throw FormatError("parameters: unknown secret distribution " + std::to_string(kind));
@@ -148,7 +156,9 @@ Parameters read_parameters(ByteReader& in) {
   }
   p.security = static_cast<SecurityLevel>(security);
   p.scale = in.f64("scale");
-  if (!std::isfinite(p.scale) || p.scale < 0) throw FormatError("parameters: bad scale");
+  if (!std::isfinite(p.scale) || std::signbit(p.scale)) {
+    throw FormatError("parameters: the scale is not a finite number >= +0");
+  }
   p.plain_modulus = in.u64("plaintext modulus");
   in.expect_end("parameters");
   try {
@@ -437,6 +447,10 @@ ParameterHash parameter_hash(const Parameters& parameters) {
 
 Bytes save(const Parameters& parameters, const SaveOptions& options) {
   parameters.validate();
+  if (parameters.ciphertext_moduli.size() + parameters.special_moduli.size() > kMaxPrimes) {
+    throw InvalidArgument("save: the format holds at most " + std::to_string(kMaxPrimes) +
+                          " primes");
+  }
   ByteWriter payload = start_frame();
   write_parameters(payload, parameters);
   return finish_frame(std::move(payload), ObjectType::parameters, parameter_hash(parameters),
@@ -457,6 +471,15 @@ Parameters load_parameters(std::span<const uint8_t> bytes, const LoadOptions& op
   Parameters parameters = read_parameters(in);
   if (parameter_hash(parameters) != info.parameter_hash) {
     throw FormatError("parameters object whose hash does not match its contents");
+  }
+  // What a context built from them would allocate, bounded like any load.
+  const std::size_t primes = parameters.ciphertext_moduli.size() + parameters.special_moduli.size();
+  const std::size_t context_bytes = saturating_multiply(
+      saturating_multiply(primes, parameters.degree), kContextBytesPerCoefficient);
+  if (context_bytes > options.max_bytes) {
+    throw InvalidArgument("these parameters need about " + std::to_string(context_bytes) +
+                          " bytes of tables, above LoadOptions::max_bytes (" +
+                          std::to_string(options.max_bytes) + "): raise it to accept them");
   }
   return parameters;
 }
