@@ -677,6 +677,7 @@ KeySet load_key_set(const ContextPtr& context, std::span<const uint8_t> bytes,
   return load_object(context, bytes, ObjectType::key_set, +max_payload, options,
                      [&](ByteReader& in) {
                        const uint8_t flags = read_flags(in, 7, "key set");
+                       if (flags == 0) throw FormatError("key set without any key");
                        KeySet keys;
                        if ((flags & 1) != 0) keys.public_key = read_public_key(in, context);
                        if ((flags & 2) != 0) keys.relin_key = read_relin_key(in, context);
