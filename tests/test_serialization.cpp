@@ -675,6 +675,10 @@ TEST(Serialization, UnusableOrNonCanonicalFieldsAreRefused) {
   EXPECT_THROW((void)load_relin_key(f.context, reframe(ObjectType::relin_key, *f.context, relin)),
                FormatError);
 
+  // A key set without any key (it could not be saved again).
+  EXPECT_THROW((void)load_key_set(f.context, reframe(ObjectType::key_set, *f.context, Bytes{0})),
+               FormatError);
+
   // Parameters: dnum 0 and a scale of -0.0 would be second encodings of a set.
   const Parameters& p = f.context->parameters();
   const std::size_t primes = p.ciphertext_moduli.size() + p.special_moduli.size();
