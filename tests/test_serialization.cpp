@@ -445,6 +445,48 @@ TEST(Serialization, StreamsCarrySeveralObjects) {
   }
 }
 
+// A plaintext modulus that is not a batching prime (a power of two, through
+// the coefficient encoder): integer plaintexts and BFV/BGV ciphertexts of a
+// sum, checked against the coefficient-wise sum mod t.
+TEST(Serialization, IntegerSchemesWithoutBatchingRoundTrip) {
+  std::mt19937_64 rng(14);
+  const uint64_t t = 256;
+  Parameters p = make_parameters(2048, {50, 40}, {50}, 0, SecurityLevel::none);
+  p.plain_modulus = t;
+  const auto context = Context::create(p);
+  std::vector<int64_t> a(p.degree), b(p.degree), sum(p.degree);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<int64_t>(rng() % 128) - 64;
+    b[i] = static_cast<int64_t>(rng() % 128) - 64;
+    sum[i] = a[i] + b[i];  // stays in (-t/2, t/2]
+  }
+  const auto pa = schemes::encode_coefficients(a, p.degree, t);
+  const auto pb = schemes::encode_coefficients(b, p.degree, t);
+  EXPECT_EQ(
+      schemes::load_integer_plaintext(context, schemes::save(*context, pa, kZstd)).coefficients,
+      pa.coefficients);
+  // 8 bits a coefficient.
+  EXPECT_LE(schemes::save(*context, pa).size(), p.degree + 100);
+
+  KeyGenerator bgv_keygen = bgv::make_key_generator(context);
+  const bgv::Encryptor bgv_encryptor(bgv_keygen.secret_key());
+  const bgv::Evaluator bgv_evaluator(context);
+  const bgv::Ciphertext bgv_sum =
+      bgv_evaluator.add(bgv_encryptor.encrypt(pa), bgv_encryptor.encrypt(pb));
+  const bgv::Ciphertext bgv_loaded = bgv::load_ciphertext(context, bgv::save(*context, bgv_sum));
+  EXPECT_EQ(schemes::decode_coefficients_signed(
+                bgv::Decryptor(bgv_keygen.secret_key()).decrypt(bgv_loaded)),
+            sum);
+
+  KeyGenerator bfv_keygen(context);
+  const bfv::Encryptor bfv_encryptor(bfv_keygen.secret_key());
+  Ciphertext bfv_a = bfv_encryptor.encrypt(pa);
+  const Ciphertext bfv_loaded = load_ciphertext(context, save(*context, bfv_a, kZstd));
+  EXPECT_EQ(schemes::decode_coefficients_signed(
+                bfv::Decryptor(bfv_keygen.secret_key()).decrypt(bfv_loaded)),
+            a);
+}
+
 TEST(Serialization, IntegerSchemesRoundTrip) {
   std::mt19937_64 rng(12);
   const uint64_t t = 65537;
