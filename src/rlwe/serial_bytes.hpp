@@ -61,6 +61,8 @@ class ByteReader {
   void packed(std::span<uint64_t> out, int width, uint64_t bound, const char* what);
 
   [[nodiscard]] std::size_t remaining() const noexcept { return data_.size() - position_; }
+  // The unread bytes, without consuming them.
+  [[nodiscard]] std::span<const uint8_t> rest() const noexcept { return data_.subspan(position_); }
   // Throws FormatError unless every byte was consumed.
   void expect_end(const char* what) const;
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "heft/util/error.hpp"
+#include "heft/util/parallel.hpp"
 #include "rlwe/seeded_masks.hpp"
 #include "rlwe/serial_bytes.hpp"
 #include "rlwe/serial_frame.hpp"
@@ -309,8 +310,20 @@ void write_galois_keys(ByteWriter& out, const GaloisKeys& keys,
     }
   }
   out.u32(static_cast<uint32_t>(elements.size()));
-  for (uint64_t g : elements)
-    write_switch_key(out, context, keys.at(g), allow_seed);
+  // Keys are independent: a batch of them (one per thread, to bound the extra
+  // memory) is written in parallel into separate buffers, then appended in order.
+  const std::size_t batch = num_threads();
+  for (std::size_t first = 0; first < elements.size(); first += batch) {
+    const std::size_t count = std::min(batch, elements.size() - first);
+    std::vector<ByteWriter> parts(count);
+    parallel_for(0, count, [&](std::size_t i) {
+      write_switch_key(parts[i], context, keys.at(elements[first + i]), allow_seed);
+    });
+    for (ByteWriter& part : parts) {
+      out.bytes(part.buffer());
+      part.buffer() = Bytes();
+    }
+  }
 }
 
 // At most one key per odd element in [3, 2N).
@@ -321,10 +334,29 @@ std::size_t max_galois_payload(const Context& context) {
 GaloisKeys read_galois_keys(ByteReader& in, const ContextPtr& context) {
   const uint32_t count = in.u32("Galois key count");
   if (count > context->degree()) throw FormatError("Galois key set with too many keys");
+  // Each key's extent follows from its seeded flag, so the keys are found
+  // first and then parsed in parallel.
+  const std::size_t digit_record =
+      poly_record_bytes(*context->ciphertext_ring(), context->level_count()) +
+      poly_record_bytes(*context->special_ring(), context->special_count());
+  constexpr std::size_t kFlagsAt = 16, kFixedBytes = 21;  // element, scale, flags, digits
+  std::vector<std::span<const uint8_t>> bodies(count);
+  for (auto& body : bodies) {
+    if (in.remaining() < kFixedBytes) throw FormatError("truncated data: Galois key");
+    const bool seeded = (in.rest()[kFlagsAt] & kSeededFlag) != 0;
+    const std::size_t size = kFixedBytes + (seeded ? ring::Prng::kSeedBytes : 0) +
+                             context->digit_count() * (seeded ? 1 : 2) * digit_record;
+    body = in.bytes(size, "Galois key");
+  }
+  std::vector<KeySwitchKey> parsed(count);
+  parallel_for(0, count, [&](std::size_t i) {
+    ByteReader key_in(bodies[i]);
+    parsed[i] = read_switch_key(key_in, context);
+    key_in.expect_end("Galois key");
+  });
   GaloisKeys keys(context);
   uint64_t previous = 1;
-  for (uint32_t i = 0; i < count; ++i) {
-    KeySwitchKey key = read_switch_key(in, context);
+  for (KeySwitchKey& key : parsed) {
     if (key.galois_element <= previous) {
       throw FormatError("Galois key set: elements must be distinct, above 1 and increasing");
     }
