@@ -26,6 +26,7 @@
 #include "heft/schemes/ckks/evaluator.hpp"
 #include "heft/schemes/serialization.hpp"
 #include "heft/util/error.hpp"
+#include "heft/util/parallel.hpp"
 #include "rlwe/serial_bytes.hpp"
 #include "rlwe/serial_frame.hpp"
 
@@ -112,6 +113,16 @@ void expect_same_switch_key(const KeySwitchKey& a, const KeySwitchKey& b) {
 // without bit packing (SEAL's) would need for the coefficients alone.
 std::size_t word_bytes(const Context& context, std::size_t parts, std::size_t towers) {
   return parts * towers * context.degree() * 8;
+}
+
+// The payload of an uncompressed frame.
+Bytes payload_of(const Bytes& frame) {
+  return Bytes(frame.begin() + serial::kHeaderBytes, frame.end() - serial::kChecksumBytes);
+}
+
+// A frame with a valid checksum around an arbitrary payload.
+Bytes reframe(ObjectType type, const Context& context, const Bytes& payload) {
+  return serial::make_frame(type, parameter_hash(context.parameters()), payload, kPlain);
 }
 
 // Bit packing against a naive oracle: bit b of value i is bit i * width + b
@@ -358,6 +369,31 @@ TEST(Serialization, KeysRoundTripAndWork) {
   }
 }
 
+// Keys large enough to be loaded on separate threads (> 1 MiB each): the
+// result does not depend on the thread count.
+TEST(Serialization, LargeGaloisKeySetsLoadTheSameOnAnyThreadCount) {
+  CkksFixture f(ckks_params(8192, 3, 2));
+  const std::vector<int64_t> steps = {1, 2, 3};
+  const GaloisKeys keys = f.keygen.create_galois_keys(steps, true);
+  const Bytes bytes = save(keys);
+  const std::size_t threads = num_threads();
+  for (std::size_t count : {std::size_t{1}, std::size_t{3}}) {
+    set_num_threads(count);
+    const GaloisKeys loaded = load_galois_keys(f.context, bytes);
+    ASSERT_EQ(loaded.elements(), keys.elements());
+    for (uint64_t g : keys.elements())
+      expect_same_switch_key(loaded.at(g), keys.at(g));
+    EXPECT_EQ(save(loaded), bytes);
+    // A key cut short in the middle of the set is still refused.
+    Bytes cut = payload_of(bytes);
+    cut.resize(cut.size() - 1000);
+    EXPECT_THROW(
+        (void)load_galois_keys(f.context, reframe(ObjectType::galois_keys, *f.context, cut)),
+        FormatError);
+  }
+  set_num_threads(threads);
+}
+
 TEST(Serialization, GaloisKeySubsetByStep) {
   CkksFixture f(ckks_params(2048, 2, 1));
   const std::vector<int64_t> steps = {1, 2, 4, 8};
@@ -549,16 +585,6 @@ TEST(Serialization, IntegerSchemesRoundTrip) {
 }
 
 // ---- refusal of bad input ----------------------------------------------------
-
-// The payload of an uncompressed frame.
-Bytes payload_of(const Bytes& frame) {
-  return Bytes(frame.begin() + serial::kHeaderBytes, frame.end() - serial::kChecksumBytes);
-}
-
-// A frame with a valid checksum around an arbitrary payload.
-Bytes reframe(ObjectType type, const Context& context, const Bytes& payload) {
-  return serial::make_frame(type, parameter_hash(context.parameters()), payload, kPlain);
-}
 
 TEST(Serialization, EveryTruncationIsRefused) {
   CkksFixture f(ckks_params(1024, 1, 1));

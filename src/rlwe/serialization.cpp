@@ -30,6 +30,9 @@ constexpr std::size_t kMaxPrimes = 256;
 // Bytes of NTT tables a context keeps per prime and coefficient (roots,
 // inverse roots and their Shoup companions, with room to spare).
 constexpr std::size_t kContextBytesPerCoefficient = 48;
+// Keys of a set are loaded on separate threads only when each is at least
+// this large: below it, waking the pool costs more than it saves.
+constexpr std::size_t kParallelKeyBytes = std::size_t{1} << 20;
 constexpr uint8_t kSeededFlag = 1;
 constexpr uint8_t kNeedsRescaleFlag = 2;
 
@@ -310,20 +313,11 @@ void write_galois_keys(ByteWriter& out, const GaloisKeys& keys,
     }
   }
   out.u32(static_cast<uint32_t>(elements.size()));
-  // Keys are independent: a batch of them (one per thread, to bound the extra
-  // memory) is written in parallel into separate buffers, then appended in order.
-  const std::size_t batch = num_threads();
-  for (std::size_t first = 0; first < elements.size(); first += batch) {
-    const std::size_t count = std::min(batch, elements.size() - first);
-    std::vector<ByteWriter> parts(count);
-    parallel_for(0, count, [&](std::size_t i) {
-      write_switch_key(parts[i], context, keys.at(elements[first + i]), allow_seed);
-    });
-    for (ByteWriter& part : parts) {
-      out.bytes(part.buffer());
-      part.buffer() = Bytes();
-    }
-  }
+  // Serial on purpose: writing keys on separate threads into separate
+  // buffers and appending them measured no faster on 2 cores (the copy and
+  // fresh pages cost what the threads saved).
+  for (uint64_t g : elements)
+    write_switch_key(out, context, keys.at(g), allow_seed);
 }
 
 // At most one key per odd element in [3, 2N).
@@ -349,11 +343,17 @@ GaloisKeys read_galois_keys(ByteReader& in, const ContextPtr& context) {
     body = in.bytes(size, "Galois key");
   }
   std::vector<KeySwitchKey> parsed(count);
-  parallel_for(0, count, [&](std::size_t i) {
+  const auto parse = [&](std::size_t i) {
     ByteReader key_in(bodies[i]);
     parsed[i] = read_switch_key(key_in, context);
     key_in.expect_end("Galois key");
-  });
+  };
+  if (max_switch_key_payload(*context) < kParallelKeyBytes) {
+    for (std::size_t i = 0; i < count; ++i)
+      parse(i);
+  } else {
+    parallel_for(0, count, parse);
+  }
   GaloisKeys keys(context);
   uint64_t previous = 1;
   for (KeySwitchKey& key : parsed) {
