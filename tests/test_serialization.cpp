@@ -289,6 +289,21 @@ TEST(Serialization, ZstdIsUsedWhereItHelps) {
   EXPECT_EQ(ct_zstd.size(), save(*f.context, ct).size());
 }
 
+// A ciphertext whose payload does compress (all-zero parts, like a trivial
+// encryption of 0) goes through zstd and back.
+TEST(Serialization, CompressibleCiphertextTakesTheZstdPath) {
+  CkksFixture f(ckks_params(2048, 2, 1));
+  Ciphertext zero;
+  for (int i = 0; i < 3; ++i)
+    zero.parts.emplace_back(f.context->ciphertext_ring(), 2, ring::Form::ntt);
+  zero.scale = std::ldexp(1.0, 40);
+  zero.slots = 1024;
+  const Bytes bytes = save(*f.context, zero, kZstd);
+  EXPECT_EQ(inspect(bytes).compression, Compression::zstd);
+  EXPECT_LT(bytes.size(), save(*f.context, zero).size() / 20);
+  expect_same_ciphertext(load_ciphertext(f.context, bytes), zero);
+}
+
 TEST(Serialization, PlaintextRoundTrip) {
   std::mt19937_64 rng(9);
   CkksFixture f(ckks_params(2048, 3, 2));
