@@ -830,6 +830,10 @@ TEST(Serialization, SavingBadObjectsIsRefused) {
   const Ciphertext ct = Encryptor(f.public_key).encrypt(f.encode(Vec(512, cd(1, 0))));
   EXPECT_THROW((void)save(*g.context, ct), MismatchError);  // another context
   EXPECT_THROW((void)save(SecretKey()), InvalidArgument);
+  Ciphertext many_parts = ct.clone();
+  while (many_parts.parts.size() <= 16)
+    many_parts.parts.push_back(ct.parts[0].clone());
+  EXPECT_THROW((void)save(*f.context, many_parts), InvalidArgument);
   EXPECT_THROW((void)save(PublicKey()), InvalidArgument);
   EXPECT_THROW((void)load_ciphertext(nullptr, save(*f.context, ct)), MismatchError);
   SaveOptions bad_level = kZstd;

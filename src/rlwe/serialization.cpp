@@ -390,6 +390,11 @@ std::size_t max_ciphertext_payload(const Context& context) {
 void write_ciphertext(ByteWriter& out, const Context& context, const Ciphertext& ct,
                       bool allow_seed) {
   check_ciphertext(context, ct, "save");
+  if (ct.parts.size() > kMaxCiphertextParts) {
+    throw InvalidArgument("save: a ciphertext of " + std::to_string(ct.parts.size()) +
+                          " parts; the format holds at most " +
+                          std::to_string(kMaxCiphertextParts) + " (relinearize first)");
+  }
   const std::size_t towers = ct.parts[0].tower_count();
   const bool seeded = allow_seed && ct.c1_seed &&
                       expand_ciphertext_mask(context, *ct.c1_seed, towers) == ct.parts[1];
