@@ -11,43 +11,12 @@
 #include "heft/ring/rns_base.hpp"
 #include "heft/schemes/plaintext_lift.hpp"
 #include "heft/util/error.hpp"
+#include "ring/multiword.hpp"
 
 namespace heft::bgv {
 namespace {
 
-// Multi-word little-endian integers: only what the noise budget needs.
-
-// 2 x > q ?  (x < q, so x is "negative" in the centered representation)
-bool is_upper_half(std::span<const uint64_t> x, std::span<const uint64_t> q) {
-  // Compare x with q - x, word by word from the top.
-  std::vector<uint64_t> diff(q.size());
-  uint64_t borrow = 0;
-  for (std::size_t i = 0; i < q.size(); ++i) {
-    const uint64_t xi = i < x.size() ? x[i] : 0;
-    const unsigned __int128 d = static_cast<unsigned __int128>(q[i]) - xi - borrow;
-    diff[i] = static_cast<uint64_t>(d);
-    borrow = (d >> 64) != 0 ? 1 : 0;
-  }
-  for (std::size_t i = q.size(); i-- > 0;) {
-    const uint64_t xi = i < x.size() ? x[i] : 0;
-    if (xi != diff[i]) return xi > diff[i];
-  }
-  return false;
-}
-
-// q - x, for x <= q.
-std::vector<uint64_t> subtract_from(std::span<const uint64_t> q, std::span<const uint64_t> x) {
-  std::vector<uint64_t> out(q.size());
-  uint64_t borrow = 0;
-  for (std::size_t i = 0; i < q.size(); ++i) {
-    const uint64_t xi = i < x.size() ? x[i] : 0;
-    const unsigned __int128 d = static_cast<unsigned __int128>(q[i]) - xi - borrow;
-    out[i] = static_cast<uint64_t>(d);
-    borrow = (d >> 64) != 0 ? 1 : 0;
-  }
-  return out;
-}
-
+// log2 of a multi-word little-endian integer (-1 for 0).
 double log2_words(std::span<const uint64_t> x) {
   long double value = 0;
   for (std::size_t i = x.size(); i-- > 0;)
@@ -184,7 +153,10 @@ int Decryptor::invariant_noise_budget(const Ciphertext& ct) const {
   double max_log = -1.0;
   double log_q = 0.0;
   for_each_composed(ct, [&](std::size_t, std::span<const uint64_t> x, std::span<const uint64_t> q) {
-    const double l = is_upper_half(x, q) ? log2_words(subtract_from(q, x)) : log2_words(x);
+    // The centred size of x: x itself, or q - x when that is smaller.
+    ring::detail::Words negated(q.begin(), q.end());
+    ring::detail::sub_in_place(negated, x);
+    const double l = log2_words(ring::detail::compare(x, negated) > 0 ? negated : x);
     max_log = std::max(max_log, l);
     log_q = log2_words(q);
   });
