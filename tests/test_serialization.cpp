@@ -796,6 +796,21 @@ TEST(Serialization, UnusableOrNonCanonicalFieldsAreRefused) {
   EXPECT_NO_THROW((void)load_context(saved, small));
 }
 
+// Parameters without special primes cannot have key-switching keys: loading
+// one is refused (the size bound is computed without a special ring).
+TEST(Serialization, KeySwitchingKeysUnderParametersWithoutSpecialPrimes) {
+  CkksFixture f(ckks_params(1024, 1, 1));
+  Parameters bare = make_parameters(1024, {50, 40}, {}, 0, SecurityLevel::none);
+  bare.scale = std::ldexp(1.0, 40);
+  const auto context = Context::create(bare);
+  const Bytes relin = save(f.relin);
+  // Same payload, framed under the bare parameters.
+  const Bytes reframed = reframe(ObjectType::relin_key, *context, payload_of(relin));
+  EXPECT_THROW((void)load_relin_key(context, reframed), FormatError);
+  EXPECT_THROW((void)load_galois_keys(context, reframed), FormatError);
+  EXPECT_THROW((void)load_key_set(context, reframed), FormatError);
+}
+
 TEST(Serialization, OversizedObjectsAreRefusedBeforeAllocation) {
   CkksFixture f(ckks_params(1024, 1, 1));
   const Bytes bytes =

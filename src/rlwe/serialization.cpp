@@ -197,13 +197,26 @@ void check_switch_key(const Context& context, const KeySwitchKey& key, const cha
 
 // Body: u64 Galois element, u64 error scale, u8 flags, u32 digits, [seed],
 // per digit b.q, b.p and (unless seeded) a.q, a.p.
-std::size_t max_switch_key_payload(const Context& context);
-std::size_t max_public_key_payload(const Context& context);
+constexpr std::size_t kSwitchKeyFlagsAt = 16;
+constexpr std::size_t kSwitchKeyFixedBytes = 21;
+
+// The exact size of that body under these parameters.
+std::size_t switch_key_bytes(const Context& context, bool seeded) {
+  if (!context.supports_key_switching()) return kSwitchKeyFixedBytes;  // no key can follow
+  const std::size_t digit = poly_record_bytes(*context.ciphertext_ring(), context.level_count()) +
+                            poly_record_bytes(*context.special_ring(), context.special_count());
+  return kSwitchKeyFixedBytes + (seeded ? ring::Prng::kSeedBytes : 0) +
+         context.digit_count() * (seeded ? 1 : 2) * digit;
+}
+
+std::size_t max_switch_key_payload(const Context& context) {
+  return switch_key_bytes(context, false);
+}
 
 void write_switch_key(ByteWriter& out, const Context& context, const KeySwitchKey& key,
                       bool allow_seed) {
   const bool seeded = allow_seed && switch_key_seed_matches(context, key);
-  out.reserve_more(max_switch_key_payload(context) / (seeded ? 2 : 1) + kChecksumBytes);
+  out.reserve_more(switch_key_bytes(context, seeded) + kChecksumBytes);
   out.u64(key.galois_element);
   out.u64(key.error_scale);
   out.u8(seeded ? kSeededFlag : 0);
@@ -217,12 +230,6 @@ void write_switch_key(ByteWriter& out, const Context& context, const KeySwitchKe
       write_poly(out, key.a[j].p);
     }
   }
-}
-
-std::size_t max_switch_key_payload(const Context& context) {
-  const std::size_t digit = poly_record_bytes(*context.ciphertext_ring(), context.level_count()) +
-                            poly_record_bytes(*context.special_ring(), context.special_count());
-  return 64 + 2 * context.digit_count() * digit;
 }
 
 KeySwitchKey read_switch_key(ByteReader& in, const ContextPtr& context) {
@@ -263,6 +270,10 @@ KeySwitchKey read_switch_key(ByteReader& in, const ContextPtr& context) {
   return key;
 }
 
+std::size_t max_public_key_payload(const Context& context) {
+  return 64 + 2 * poly_record_bytes(*context.ciphertext_ring(), context.level_count());
+}
+
 // Public key body: u8 flags (1: seeded), u64 error scale, [seed], b, [a].
 void write_public_key(ByteWriter& out, const PublicKey& key, bool allow_seed) {
   const Context& context = *key.context;
@@ -278,10 +289,6 @@ void write_public_key(ByteWriter& out, const PublicKey& key, bool allow_seed) {
   if (seeded) write_seed(out, *key.a_seed);
   write_poly(out, key.b);
   if (!seeded) write_poly(out, key.a);
-}
-
-std::size_t max_public_key_payload(const Context& context) {
-  return 64 + 2 * poly_record_bytes(*context.ciphertext_ring(), context.level_count());
 }
 
 PublicKey read_public_key(ByteReader& in, const ContextPtr& context) {
@@ -330,17 +337,11 @@ GaloisKeys read_galois_keys(ByteReader& in, const ContextPtr& context) {
   if (count > context->degree()) throw FormatError("Galois key set with too many keys");
   // Each key's extent follows from its seeded flag, so the keys are found
   // first and then parsed in parallel.
-  const std::size_t digit_record =
-      poly_record_bytes(*context->ciphertext_ring(), context->level_count()) +
-      poly_record_bytes(*context->special_ring(), context->special_count());
-  constexpr std::size_t kFlagsAt = 16, kFixedBytes = 21;  // element, scale, flags, digits
   std::vector<std::span<const uint8_t>> bodies(count);
   for (auto& body : bodies) {
-    if (in.remaining() < kFixedBytes) throw FormatError("truncated data: Galois key");
-    const bool seeded = (in.rest()[kFlagsAt] & kSeededFlag) != 0;
-    const std::size_t size = kFixedBytes + (seeded ? ring::Prng::kSeedBytes : 0) +
-                             context->digit_count() * (seeded ? 1 : 2) * digit_record;
-    body = in.bytes(size, "Galois key");
+    if (in.remaining() < kSwitchKeyFixedBytes) throw FormatError("truncated data: Galois key");
+    const bool seeded = (in.rest()[kSwitchKeyFlagsAt] & kSeededFlag) != 0;
+    body = in.bytes(switch_key_bytes(*context, seeded), "Galois key");
   }
   std::vector<KeySwitchKey> parsed(count);
   const auto parse = [&](std::size_t i) {
