@@ -1,10 +1,6 @@
 // bench_lib: scheme operations, named like OpenFHE's lib-benchmark
-// (CKKSrns_MultRelin, ...) with the parameter set after a slash:
-//   seal-n16384     N=16384, 8 ciphertext primes of 48-49 bits + 1 special (SEAL's set)
-//   seal-n32768     N=32768, 15 x 55-bit + 1 special
-//   openfhe-n16384  N=16384, 60 + 10 x 50 bits, 4 special 60-bit primes, dnum 3
-//                   (beyond the 128-bit bound at this N, as in OpenFHE's own run)
-//   openfhe-n65536  N=65536, the same primes
+// (CKKSrns_MultRelin, ...) with the parameter set after a slash (the sets
+// of parameter_sets.hpp).
 // BFVrns_* and BGVrns_* rows use the two SEAL sets with t = 65537.
 // Run single-threaded to compare with ../shared/ANCHORS.md:
 //   HEFT_NUM_THREADS=1 build/bench/bench_lib --benchmark_repetitions=5 \
@@ -29,46 +25,20 @@
 #include "heft/schemes/bgv/evaluator.hpp"
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/ckks/evaluator.hpp"
+#include "parameter_sets.hpp"
 
 namespace {
 
 using heft::rlwe::Ciphertext;
 using heft::rlwe::Plaintext;
 
-struct ParameterSet {
-  const char* name;
-  uint64_t degree;
-  std::vector<int> ciphertext_bits;
-  std::vector<int> special_bits;
-  std::size_t dnum;
-  int scale_bits;
-  heft::rlwe::SecurityLevel security;
-};
-
-std::vector<ParameterSet> parameter_sets() {
-  using heft::rlwe::SecurityLevel;
-  std::vector<int> openfhe_bits(11, 50);
-  openfhe_bits[0] = 60;
-  return {
-      {"seal-n16384",
-       16384,
-       {48, 48, 48, 49, 49, 49, 49, 49},
-       {49},
-       8,
-       40,
-       SecurityLevel::classic128},
-      {"seal-n32768", 32768, std::vector<int>(15, 55), {55}, 15, 40, SecurityLevel::classic128},
-      {"openfhe-n16384", 16384, openfhe_bits, {60, 60, 60, 60}, 3, 50, SecurityLevel::none},
-      {"openfhe-n65536", 65536, openfhe_bits, {60, 60, 60, 60}, 3, 50, SecurityLevel::classic128},
-  };
-}
+using heft::bench::parameter_sets;
+using heft::bench::ParameterSet;
 
 // Keys and operands for one parameter set, built once and shared by its rows.
 struct CkksSetup {
   explicit CkksSetup(const ParameterSet& set) {
-    auto params = heft::rlwe::make_parameters(set.degree, set.ciphertext_bits, set.special_bits,
-                                              set.dnum, set.security);
-    params.scale = std::ldexp(1.0, set.scale_bits);
+    const auto params = set.make();
     context = heft::rlwe::Context::create(params);
     keygen = std::make_unique<heft::rlwe::KeyGenerator>(context);
     public_key = keygen->create_public_key();

@@ -1,9 +1,6 @@
 // bench_serialization: sizes and save/load times of serialized CKKS objects,
-// to set beside SEAL's sizes in ../shared/ANCHORS.md. Parameter sets (the
-// primes' bit sizes of bench_lib):
-//   seal-n16384     N=16384, 8 ciphertext primes of 48-49 bits + 1 special, dnum 8
-//   seal-n32768     N=32768, 15 x 55-bit + 1 special, dnum 15
-//   openfhe-n65536  N=65536, 60 + 10 x 50 bits, 4 special 60-bit primes, dnum 3
+// to set beside SEAL's sizes in ../shared/ANCHORS.md, on the seal-n16384,
+// seal-n32768 and openfhe-n65536 sets of parameter_sets.hpp.
 // Rows: Save / Load of a public-key ciphertext (full), a secret-key
 // ciphertext (seeded), the relinearization key and SEAL's default Galois key
 // set (power-of-two steps both ways + conjugation), each uncompressed and
@@ -25,6 +22,7 @@
 #include "heft/rlwe/serialization.hpp"
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/ckks/evaluator.hpp"
+#include "parameter_sets.hpp"
 
 namespace {
 
@@ -32,23 +30,21 @@ using heft::rlwe::Bytes;
 using heft::rlwe::Compression;
 using heft::rlwe::SaveOptions;
 
-struct ParameterSet {
-  const char* name;
-  uint64_t degree;
-  std::vector<int> ciphertext_bits;
-  std::vector<int> special_bits;
-  std::size_t dnum;
-  bool galois_set;  // time the full Galois key set (memory: up to ~2 GB)
-};
+using heft::bench::ParameterSet;
 
-std::vector<ParameterSet> parameter_sets() {
-  std::vector<int> openfhe_bits(11, 50);
-  openfhe_bits[0] = 60;
-  return {
-      {"seal-n16384", 16384, {48, 48, 48, 49, 49, 49, 49, 49}, {49}, 8, true},
-      {"seal-n32768", 32768, std::vector<int>(15, 55), {55}, 15, false},
-      {"openfhe-n65536", 65536, openfhe_bits, {60, 60, 60, 60}, 3, true},
-  };
+// The sets of parameter_sets.hpp with an anchor or the N = 2^16.
+std::vector<ParameterSet> serialization_sets() {
+  std::vector<ParameterSet> sets;
+  for (ParameterSet& set : heft::bench::parameter_sets()) {
+    if (std::string(set.name) != "openfhe-n16384") sets.push_back(std::move(set));
+  }
+  return sets;
+}
+
+// The full Galois key set is timed where it fits in memory twice (at
+// N = 32768 it would be 1.5 GB of keys).
+bool times_galois_set(const ParameterSet& set) {
+  return set.degree != 32768;
 }
 
 // SEAL's default Galois elements (GaloisTool::get_elts_all), as heft steps:
@@ -64,13 +60,12 @@ std::vector<int64_t> seal_default_steps(uint64_t degree) {
 
 struct Setup {
   explicit Setup(const ParameterSet& set) {
-    auto params = heft::rlwe::make_parameters(set.degree, set.ciphertext_bits, set.special_bits,
-                                              set.dnum, heft::rlwe::SecurityLevel::classic128);
-    params.scale = std::ldexp(1.0, 40);
+    const auto params = set.make();
     context = heft::rlwe::Context::create(params);
     keygen = std::make_unique<heft::rlwe::KeyGenerator>(context);
     relin = keygen->create_relin_key();
-    if (set.galois_set) galois = keygen->create_galois_keys(seal_default_steps(set.degree), true);
+    if (times_galois_set(set))
+      galois = keygen->create_galois_keys(seal_default_steps(set.degree), true);
     heft::ckks::Encoder encoder(context);
     std::mt19937_64 rng(1);
     std::uniform_real_distribution<double> dist(-1, 1);
@@ -131,7 +126,7 @@ void register_object(const ParameterSet& set, const std::string& object, SaveFn 
 
 int register_all() {
   namespace rlwe = heft::rlwe;
-  for (const ParameterSet& set : parameter_sets()) {
+  for (const ParameterSet& set : serialization_sets()) {
     register_object(
         set, "CiphertextPublicKeyEnc",
         [](Setup& s, const SaveOptions& o) { return rlwe::save(*s.context, s.public_ct, o); },
@@ -149,7 +144,7 @@ int register_all() {
         [](Setup& s, const Bytes& b) {
           benchmark::DoNotOptimize(rlwe::load_relin_key(s.context, b));
         });
-    if (set.galois_set) {
+    if (times_galois_set(set)) {
       register_object(
           set, "GaloisKeysSealDefault",
           [](Setup& s, const SaveOptions& o) { return rlwe::save(s.galois, o); },
