@@ -39,6 +39,18 @@ Vec random_below(std::size_t n, uint64_t bound, std::mt19937_64& rng) {
 }
 
 // Runs the transform at both levels on copies of `input` and compares.
+// Random values below `bound`, about a third of them replaced by 0 and a
+// third by bound - 1 (the lazy-range edge).
+Vec mixed_with_edge(std::size_t n, uint64_t bound, std::mt19937_64& rng) {
+  Vec v = random_below(n, bound, rng);
+  for (auto& x : v) {
+    const uint64_t pick = rng() % 3;
+    if (pick == 0) x = 0;
+    if (pick == 1) x = bound - 1;
+  }
+  return v;
+}
+
 void expect_forward_matches(const Vec& input, const NttTables& tables, const std::string& what) {
   Vec expected = input, actual = input;
   ntt_forward(expected, tables, Isa::scalar);
@@ -93,13 +105,7 @@ TEST(Avx2Ntt, EdgeInputs) {
       expect_forward_matches(Vec(n, qv - 1), tables, "all q-1");
       expect_forward_matches(Vec(n, 4 * qv - 1), tables, "all 4q-1");
       expect_forward_matches(Vec(n, 2 * qv), tables, "all 2q");
-      Vec mix = random_below(n, 4 * qv, rng);
-      for (std::size_t i = 0; i < n; ++i) {
-        const uint64_t pick = rng() % 3;
-        if (pick == 0) mix[i] = 0;
-        if (pick == 1) mix[i] = 4 * qv - 1;
-      }
-      expect_forward_matches(mix, tables, "mix of 0, 4q-1, random");
+      expect_forward_matches(mixed_with_edge(n, 4 * qv, rng), tables, "mix of 0, 4q-1, random");
       Vec alternating(n);
       for (std::size_t i = 0; i < n; ++i)
         alternating[i] = (i % 2) ? 4 * qv - 1 : 0;
@@ -108,13 +114,7 @@ TEST(Avx2Ntt, EdgeInputs) {
       expect_inverse_matches(Vec(n, 0), tables, "all 0");
       expect_inverse_matches(Vec(n, qv - 1), tables, "all q-1");
       expect_inverse_matches(Vec(n, 2 * qv - 1), tables, "all 2q-1");
-      Vec inverse_mix = random_below(n, 2 * qv, rng);
-      for (std::size_t i = 0; i < n; ++i) {
-        const uint64_t pick = rng() % 3;
-        if (pick == 0) inverse_mix[i] = 0;
-        if (pick == 1) inverse_mix[i] = 2 * qv - 1;
-      }
-      expect_inverse_matches(inverse_mix, tables, "mix of 0, 2q-1, random");
+      expect_inverse_matches(mixed_with_edge(n, 2 * qv, rng), tables, "mix of 0, 2q-1, random");
       Vec inverse_alternating(n);
       for (std::size_t i = 0; i < n; ++i)
         inverse_alternating[i] = (i % 2) ? 0 : 2 * qv - 1;
