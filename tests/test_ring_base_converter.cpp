@@ -4,6 +4,8 @@
 // the lazy 128-bit reductions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "heft/math/kernels.hpp"
 #include "heft/ring/base_converter.hpp"
 #include "heft/ring/rns_poly.hpp"
@@ -178,6 +180,39 @@ TEST(BaseConverter, SameResultAtEveryIsaAndThreadCount) {
   }
   math::set_isa(original_isa);
   set_num_threads(original_threads);
+}
+
+TEST(BaseConverter, ConvertsIntoScatteredTowers) {
+  // Output towers at their own addresses, in reverse memory order and with
+  // gaps: each must equal the contiguous conversion's tower.
+  GmpRandom random(15);
+  const RnsBase from = RnsBase::from_values(random.primes(50, 3));
+  const RnsBase to = RnsBase::from_values(random.primes(45, 4));
+  const std::size_t n = 300;
+  const std::vector<uint64_t> input = to_towers(from, test_values(from, n, random));
+  const BaseConverter converter(from, to);
+  std::vector<uint64_t> contiguous(to.size() * n);
+  converter.convert_approximate(input, contiguous, n);
+  std::vector<uint64_t> storage(2 * to.size() * n, 0);
+  std::vector<uint64_t*> towers;
+  for (std::size_t j = 0; j < to.size(); ++j)
+    towers.push_back(storage.data() + (2 * (to.size() - 1 - j) + 1) * n);
+  converter.convert_approximate(input, towers, n);
+  for (std::size_t j = 0; j < to.size(); ++j) {
+    EXPECT_TRUE(std::equal(towers[j], towers[j] + n, contiguous.begin() + j * n)) << "tower " << j;
+    const uint64_t* gap = towers[j] - n;
+    EXPECT_TRUE(std::all_of(gap, gap + n, [](uint64_t v) { return v == 0; })) << "gap " << j;
+  }
+  // A tower count that differs from the target base, a null or an
+  // overlapping tower: refused.
+  EXPECT_THROW(converter.convert_approximate(input, std::span(towers).first(3), n), MismatchError);
+  std::vector<uint64_t*> bad = towers;
+  bad[1] = nullptr;
+  EXPECT_THROW(converter.convert_approximate(input, bad, n), InvalidArgument);
+  std::vector<uint64_t> shared = input;
+  bad = towers;
+  bad[2] = shared.data() + n;
+  EXPECT_THROW(converter.convert_approximate(shared, bad, n), InvalidArgument);
 }
 
 TEST(BaseConverter, RejectsBadSpansWithoutWriting) {

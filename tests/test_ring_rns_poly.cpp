@@ -60,6 +60,25 @@ TEST(RnsPoly, ConstructionAndAccessors) {
   EXPECT_THROW(RnsPoly(nullptr, 1), InvalidArgument);
 }
 
+TEST(RnsPoly, UninitializedHasTheShapeAndChecksOfTheConstructor) {
+  const auto context = make_context(64, 3, 50);
+  RnsPoly poly = RnsPoly::uninitialized(context, 2, Form::ntt);
+  EXPECT_EQ(poly.tower_count(), 2u);
+  EXPECT_EQ(poly.degree(), 64u);
+  EXPECT_EQ(poly.form(), Form::ntt);
+  EXPECT_FALSE(poly.is_secret());
+  // Written in full, it behaves as any polynomial.
+  for (std::size_t i = 0; i < 2; ++i)
+    std::fill(poly.tower(i).begin(), poly.tower(i).end(), 1);
+  RnsPoly ones(context, 2, Form::ntt);
+  for (std::size_t i = 0; i < 2; ++i)
+    std::fill(ones.tower(i).begin(), ones.tower(i).end(), 1);
+  EXPECT_TRUE(poly == ones);
+  EXPECT_THROW((void)RnsPoly::uninitialized(context, 0), InvalidArgument);
+  EXPECT_THROW((void)RnsPoly::uninitialized(context, 4), InvalidArgument);
+  EXPECT_THROW((void)RnsPoly::uninitialized(nullptr, 1), InvalidArgument);
+}
+
 TEST(RnsPoly, MoveIsCheapAndCloneIsDeep) {
   const auto context = make_context(16, 2, 40);
   std::mt19937_64 rng(1);

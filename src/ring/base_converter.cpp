@@ -118,6 +118,28 @@ void BaseConverter::convert_poly(const RnsPoly& input, RnsPoly& output, Mode mod
 
 void BaseConverter::convert(std::span<const uint64_t> input, std::span<uint64_t> output,
                             std::size_t degree, Mode mode) const {
+  const std::size_t target_count = to_.size();
+  if (degree == 0) throw InvalidArgument("BaseConverter: degree must be positive");
+  if (output.size() != target_count * degree) {
+    throw MismatchError("BaseConverter: output has " + std::to_string(output.size()) +
+                        " words but the target base needs " + std::to_string(target_count) +
+                        " towers of " + std::to_string(degree));
+  }
+  std::vector<uint64_t*> towers(target_count);
+  for (std::size_t j = 0; j < target_count; ++j)
+    towers[j] = output.data() + j * degree;
+  convert_towers(input, towers, degree, mode);
+}
+
+void BaseConverter::convert_approximate(std::span<const uint64_t> input,
+                                        std::span<uint64_t* const> output_towers,
+                                        std::size_t degree) const {
+  convert_towers(input, output_towers, degree, Mode::approximate);
+}
+
+void BaseConverter::convert_towers(std::span<const uint64_t> input,
+                                   std::span<uint64_t* const> output_towers, std::size_t degree,
+                                   Mode mode) const {
   const std::size_t source_count = from_.size(), target_count = to_.size();
   if (degree == 0) throw InvalidArgument("BaseConverter: degree must be positive");
   if (input.size() != source_count * degree) {
@@ -125,13 +147,15 @@ void BaseConverter::convert(std::span<const uint64_t> input, std::span<uint64_t>
                         " words but the source base needs " + std::to_string(source_count) +
                         " towers of " + std::to_string(degree));
   }
-  if (output.size() != target_count * degree) {
-    throw MismatchError("BaseConverter: output has " + std::to_string(output.size()) +
-                        " words but the target base needs " + std::to_string(target_count) +
-                        " towers of " + std::to_string(degree));
+  if (output_towers.size() != target_count) {
+    throw MismatchError("BaseConverter: got " + std::to_string(output_towers.size()) +
+                        " output towers but the target base has " + std::to_string(target_count));
   }
-  if (spans_overlap(input.data(), input.size(), output.data(), output.size())) {
-    throw InvalidArgument("BaseConverter: input and output must not overlap");
+  for (uint64_t* tower : output_towers) {
+    if (tower == nullptr) throw InvalidArgument("BaseConverter: an output tower is null");
+    if (spans_overlap(input.data(), input.size(), tower, degree)) {
+      throw InvalidArgument("BaseConverter: input and output must not overlap");
+    }
   }
 
   const std::size_t block = std::min(degree, kBlock);
@@ -142,22 +166,22 @@ void BaseConverter::convert(std::span<const uint64_t> input, std::span<uint64_t>
   // One scratch per chunk (not per block), so a conversion allocates at most
   // once per thread.
   parallel_for(0, chunks, [&](std::size_t chunk) {
-    AlignedBuffer<uint64_t> scaled(source_count * block);
-    AlignedBuffer<uint64_t> alphas(block);
+    AlignedBuffer<uint64_t> scaled(source_count * block, AlignedBuffer<uint64_t>::Uninitialized{});
+    AlignedBuffer<uint64_t> alphas(block, AlignedBuffer<uint64_t>::Uninitialized{});
     const std::size_t first = block_count * chunk / chunks;
     const std::size_t last = block_count * (chunk + 1) / chunks;
     for (std::size_t b = first; b < last; ++b) {
       const std::size_t begin = b * block;
       const std::size_t count = std::min(block, degree - begin);
-      convert_block(input.data(), output.data(), degree, begin, count, mode, scaled.data(),
+      convert_block(input.data(), output_towers.data(), degree, begin, count, mode, scaled.data(),
                     alphas.data());
     }
   });
 }
 
-void BaseConverter::convert_block(const uint64_t* input, uint64_t* output, std::size_t degree,
-                                  std::size_t begin, std::size_t count, Mode mode, uint64_t* scaled,
-                                  uint64_t* alphas) const {
+void BaseConverter::convert_block(const uint64_t* input, uint64_t* const* output_towers,
+                                  std::size_t degree, std::size_t begin, std::size_t count,
+                                  Mode mode, uint64_t* scaled, uint64_t* alphas) const {
   const std::size_t source_count = from_.size(), target_count = to_.size();
 
   if (source_count == 1 && mode == Mode::approximate) {
@@ -167,7 +191,7 @@ void BaseConverter::convert_block(const uint64_t* input, uint64_t* output, std::
     const uint64_t q = from_[0].value();
     const std::span<const uint64_t> x(input + begin, count);
     for (std::size_t j = 0; j < target_count; ++j) {
-      const std::span<uint64_t> out(output + j * degree + begin, count);
+      const std::span<uint64_t> out(output_towers[j] + begin, count);
       if (q <= to_[j].value()) {
         std::copy(x.begin(), x.end(), out.begin());
       } else {
@@ -213,7 +237,7 @@ void BaseConverter::convert_block(const uint64_t* input, uint64_t* output, std::
   for (std::size_t j = 0; j < target_count; ++j) {
     const math::Modulus& p = to_[j];
     const uint64_t* weights = punctured_mod_target_.data() + j * source_count;
-    const std::span<uint64_t> out(output + j * degree + begin, count);
+    const std::span<uint64_t> out(output_towers[j] + begin, count);
     for (std::size_t i = 0; i < source_count; ++i) {
       std::span<const uint64_t> y(scaled + i * count, count);
       if (from_[i].value() > p.value()) {

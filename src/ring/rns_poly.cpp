@@ -17,6 +17,12 @@ const char* to_string(Form form) noexcept {
 }
 
 RnsPoly::RnsPoly(std::shared_ptr<const PolyContext> context, std::size_t tower_count, Form form)
+    : RnsPoly(std::move(context), tower_count, form, Uninitialized{}) {
+  std::memset(storage_.data(), 0, tower_count_ * degree_ * sizeof(uint64_t));
+}
+
+RnsPoly::RnsPoly(std::shared_ptr<const PolyContext> context, std::size_t tower_count, Form form,
+                 Uninitialized)
     : context_(std::move(context)), tower_count_(tower_count), form_(form) {
   if (context_ == nullptr) throw InvalidArgument("RnsPoly: the context is null");
   if (tower_count == 0 || tower_count > context_->tower_count()) {
@@ -25,7 +31,13 @@ RnsPoly::RnsPoly(std::shared_ptr<const PolyContext> context, std::size_t tower_c
                           " (need 1..L)");
   }
   degree_ = context_->degree();
-  storage_ = AlignedBuffer<uint64_t>(tower_count_ * degree_);
+  storage_ =
+      AlignedBuffer<uint64_t>(tower_count_ * degree_, AlignedBuffer<uint64_t>::Uninitialized{});
+}
+
+RnsPoly RnsPoly::uninitialized(std::shared_ptr<const PolyContext> context, std::size_t tower_count,
+                               Form form) {
+  return RnsPoly(std::move(context), tower_count, form, Uninitialized{});
 }
 
 RnsPoly::RnsPoly(RnsPoly&& other) noexcept
@@ -57,7 +69,7 @@ RnsPoly::~RnsPoly() {
 RnsPoly RnsPoly::clone() const {
   RnsPoly copy;
   if (empty()) return copy;
-  copy = RnsPoly(context_, tower_count_, form_);
+  copy = RnsPoly(context_, tower_count_, form_, Uninitialized{});
   copy.secret_ = secret_;
   std::memcpy(copy.storage_.data(), storage_.data(), tower_count_ * degree_ * sizeof(uint64_t));
   return copy;
@@ -284,7 +296,7 @@ void RnsPoly::drop_last_towers(std::size_t count) {
 RnsPoly RnsPoly::automorphism(uint64_t galois_element) const {
   require_not_empty("automorphism");
   context_->check_galois_element(galois_element);
-  RnsPoly out(context_, tower_count_, form_);
+  RnsPoly out(context_, tower_count_, form_, Uninitialized{});  // every coefficient is written
   automorphism(galois_element, out);
   return out;
 }
@@ -343,21 +355,40 @@ bool operator==(const RnsPoly& a, const RnsPoly& b) {
   return std::equal(left.begin(), left.end(), right.begin());
 }
 
+// The binary operators write the result out of place into fresh storage: one
+// pass over the operands instead of a copy followed by an in-place pass.
 RnsPoly operator+(const RnsPoly& a, const RnsPoly& b) {
-  RnsPoly result = a.clone();
-  result += b;
+  a.require_compatible(b, "operator+");
+  RnsPoly result(a.context_, a.tower_count_, a.form_, RnsPoly::Uninitialized{});
+  detail::for_each_tower(a.tower_count_, a.degree_, [&](std::size_t i) {
+    math::add_mod(a.tower(i), b.tower(i), result.tower(i), a.context_->modulus(i));
+  });
+  result.secret_ = a.secret_ || b.secret_;
   return result;
 }
 
 RnsPoly operator-(const RnsPoly& a, const RnsPoly& b) {
-  RnsPoly result = a.clone();
-  result -= b;
+  a.require_compatible(b, "operator-");
+  RnsPoly result(a.context_, a.tower_count_, a.form_, RnsPoly::Uninitialized{});
+  detail::for_each_tower(a.tower_count_, a.degree_, [&](std::size_t i) {
+    math::sub_mod(a.tower(i), b.tower(i), result.tower(i), a.context_->modulus(i));
+  });
+  result.secret_ = a.secret_ || b.secret_;
   return result;
 }
 
 RnsPoly operator*(const RnsPoly& a, const RnsPoly& b) {
-  RnsPoly result = a.clone();
-  result *= b;
+  a.require_compatible(b, "operator*");
+  if (a.form_ != Form::ntt) {
+    throw MismatchError(
+        "RnsPoly::operator*: multiplication needs both operands in NTT form (call ntt() "
+        "first); heft does not multiply in coefficient form");
+  }
+  RnsPoly result(a.context_, a.tower_count_, a.form_, RnsPoly::Uninitialized{});
+  detail::for_each_tower(a.tower_count_, a.degree_, [&](std::size_t i) {
+    math::mul_mod(a.tower(i), b.tower(i), result.tower(i), a.context_->modulus(i));
+  });
+  result.secret_ = a.secret_ || b.secret_;
   return result;
 }
 

@@ -52,37 +52,50 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c) {
   for (std::size_t digit = 0; digit < digits; ++digit) {
     const std::size_t begin = digit * context.digit_size();
     const std::size_t end = std::min(begin + context.digit_size(), q_towers);
-    const std::size_t raised_towers = q_towers - (end - begin) + p_towers;
-    AlignedBuffer<uint64_t> raised(raised_towers * n);
-    context.mod_up_converter(level, digit)
-        .convert_approximate(coefficients.data().subspan(begin * n, (end - begin) * n),
-                             raised.span(), n);
-
-    ExtendedPoly extended{ring::RnsPoly(context.ciphertext_ring(), q_towers, ring::Form::ntt),
-                          ring::RnsPoly(context.special_ring(), p_towers, ring::Form::ntt)};
-    // Tower t of the result: the input itself inside the digit (already in
-    // NTT form), a converted tower (NTT needed) outside it and for P.
-    parallel_for(0, q_towers + p_towers, [&](std::size_t t) {
-      if (t < q_towers && t >= begin && t < end) {
+    // Every tower is written below: inside the digit a copy of c (already in
+    // NTT form), elsewhere the digit raised to that prime and transformed.
+    ExtendedPoly extended{
+        ring::RnsPoly::uninitialized(context.ciphertext_ring(), q_towers, ring::Form::ntt),
+        ring::RnsPoly::uninitialized(context.special_ring(), p_towers, ring::Form::ntt)};
+    // The towers outside the digit, in the converter's target order (Q_l
+    // without the digit, then P), with the modulus and NTT tables of each.
+    std::vector<uint64_t*> targets;
+    std::vector<const math::NttTables*> tables;
+    for (std::size_t t = 0; t < q_towers; ++t) {
+      if (t >= begin && t < end) continue;
+      targets.push_back(extended.q.tower(t).data());
+      tables.push_back(&q_ring.ntt_tables(t));
+    }
+    for (std::size_t k = 0; k < p_towers; ++k) {
+      targets.push_back(extended.p.tower(k).data());
+      tables.push_back(&p_ring.ntt_tables(k));
+    }
+    const auto digit_values = coefficients.data().subspan(begin * n, (end - begin) * n);
+    const bool single_prime = end - begin == 1;
+    if (!single_prime) {
+      context.mod_up_converter(level, digit).convert_approximate(digit_values, targets, n);
+    }
+    parallel_for(0, (end - begin) + targets.size(), [&](std::size_t task) {
+      if (task < end - begin) {
+        const std::size_t t = begin + task;
         std::copy_n(c.tower(t).begin(), n, extended.q.tower(t).begin());
         return;
       }
-      std::size_t source;
-      if (t < q_towers) {
-        source = t < begin ? t : t - (end - begin);
-      } else {
-        source = q_towers - (end - begin) + (t - q_towers);
+      const std::size_t target = task - (end - begin);
+      const math::NttTables& table = *tables[target];
+      const std::span<uint64_t> tower(targets[target], n);
+      if (single_prime) {
+        // One prime q per digit (SEAL-style parameters): the digit's residues
+        // are the integers themselves, so raising is a reduction mod p, and
+        // not even that when q < 4p, since the NTT accepts inputs in [0, 4p).
+        const math::Modulus& q = q_ring.modulus(begin);
+        if (q.value() < 4 * table.modulus().value()) {
+          std::copy_n(digit_values.begin(), n, tower.begin());
+        } else {
+          math::reduce_any(digit_values, tower, table.modulus());
+        }
       }
-      const uint64_t* from = raised.data() + source * n;
-      if (t < q_towers) {
-        auto tower = extended.q.tower(t);
-        std::copy_n(from, n, tower.begin());
-        math::ntt_forward(tower, q_ring.ntt_tables(t));
-      } else {
-        auto tower = extended.p.tower(t - q_towers);
-        std::copy_n(from, n, tower.begin());
-        math::ntt_forward(tower, p_ring.ntt_tables(t - q_towers));
-      }
+      math::ntt_forward(tower, table);
     });
     out.digits.push_back(std::move(extended));
   }
@@ -100,23 +113,38 @@ std::array<ExtendedPoly, 2> inner_product(const Context& context, const Decompos
 
   std::array<ExtendedPoly, 2> acc;
   for (auto& x : acc) {
-    x.q = ring::RnsPoly(context.ciphertext_ring(), q_towers, ring::Form::ntt);
-    x.p = ring::RnsPoly(context.special_ring(), p_towers, ring::Form::ntt);
+    x.q = ring::RnsPoly::uninitialized(context.ciphertext_ring(), q_towers, ring::Form::ntt);
+    x.p = ring::RnsPoly::uninitialized(context.special_ring(), p_towers, ring::Form::ntt);
   }
-  // Each tower is independent: accumulate every digit into it.
+  // Each tower is independent. Within a tower, coefficients go in blocks
+  // small enough that both accumulators and the digit's block stay in L1
+  // while every digit is added in; only the key streams from memory.
+  constexpr std::size_t kBlock = 1024;
+  const std::size_t n = context.degree();
   parallel_for(0, q_towers + p_towers, [&](std::size_t t) {
     const bool in_q = t < q_towers;
     const std::size_t tower = in_q ? t : t - q_towers;
     const math::Modulus& modulus = in_q ? q_ring.modulus(tower) : p_ring.modulus(tower);
-    auto acc0 = in_q ? acc[0].q.tower(tower) : acc[0].p.tower(tower);
-    auto acc1 = in_q ? acc[1].q.tower(tower) : acc[1].p.tower(tower);
-    for (std::size_t j = 0; j < digits.digits.size(); ++j) {
-      const ExtendedPoly& d = digits.digits[j];
-      const auto digit_tower = in_q ? d.q.tower(tower) : d.p.tower(tower);
-      const auto b = in_q ? key.b[j].q.tower(tower) : key.b[j].p.tower(tower);
-      const auto a = in_q ? key.a[j].q.tower(tower) : key.a[j].p.tower(tower);
-      math::fma_mod(digit_tower, b, acc0, acc0, modulus);
-      math::fma_mod(digit_tower, a, acc1, acc1, modulus);
+    const auto acc0 = in_q ? acc[0].q.tower(tower) : acc[0].p.tower(tower);
+    const auto acc1 = in_q ? acc[1].q.tower(tower) : acc[1].p.tower(tower);
+    for (std::size_t first = 0; first < n; first += kBlock) {
+      const std::size_t count = std::min(kBlock, n - first);
+      const auto out0 = acc0.subspan(first, count), out1 = acc1.subspan(first, count);
+      for (std::size_t j = 0; j < digits.digits.size(); ++j) {
+        const ExtendedPoly& d = digits.digits[j];
+        const auto digit_tower = (in_q ? d.q.tower(tower) : d.p.tower(tower)).subspan(first, count);
+        const auto b =
+            (in_q ? key.b[j].q.tower(tower) : key.b[j].p.tower(tower)).subspan(first, count);
+        const auto a =
+            (in_q ? key.a[j].q.tower(tower) : key.a[j].p.tower(tower)).subspan(first, count);
+        if (j == 0) {
+          math::mul_mod(digit_tower, b, out0, modulus);
+          math::mul_mod(digit_tower, a, out1, modulus);
+        } else {
+          math::fma_mod(digit_tower, b, out0, out0, modulus);
+          math::fma_mod(digit_tower, a, out1, out1, modulus);
+        }
+      }
     }
   });
   return acc;
@@ -140,7 +168,7 @@ ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_sc
     }
     x.p.multiply_scalar(inverses);
   }
-  AlignedBuffer<uint64_t> converted(q_towers * n);
+  AlignedBuffer<uint64_t> converted(q_towers * n, AlignedBuffer<uint64_t>::Uninitialized{});
   context.mod_down_converter(level).convert_approximate(x.p.data(), converted.span(), n);
   // x_q <- (x_q - [x_p]_q) * P^-1: exact division of x - [x]_P by P, which
   // rounds x / P (the approximate conversion adds at most K multiples of P).

@@ -41,11 +41,11 @@
 // 4x slower at L = K = 30), so e.g. small non-negative x are best converted
 // with the centered variant.
 //
-// Cost: one vectorised mul_scalar_mod per input tower, then L*K 64x64-bit
-// multiply-accumulates per coefficient into 128-bit accumulators, reduced
-// lazily (only when the next term could overflow 128 bits; never for moduli
-// of up to 61 bits and L <= 64). Work is spread over blocks of coefficients
-// with parallel_for; every output is independent of the thread count.
+// Cost: one vectorised mul_scalar_mod per input tower, then for each target
+// modulus one vectorised multiply-add (Shoup product by (Q/q_i) mod p_j) per
+// input tower, on blocks of coefficients that stay in cache. Work is spread
+// over blocks with parallel_for; every output is independent of the thread
+// count.
 #pragma once
 
 #include <cstddef>
@@ -77,6 +77,14 @@ class BaseConverter {
   void convert_exact_centered(std::span<const uint64_t> input, std::span<uint64_t> output,
                               std::size_t degree) const;
 
+  // The same with every output tower at its own address (output_towers[j]
+  // holds `degree` words of the residues mod to()[j]), so a caller can convert
+  // straight into the towers of a larger polynomial (key switching's mod up)
+  // instead of converting into scratch and copying. Same checks; no output
+  // tower may overlap the input.
+  void convert_approximate(std::span<const uint64_t> input,
+                           std::span<uint64_t* const> output_towers, std::size_t degree) const;
+
   // The same on polynomials: input must be in coefficient form with exactly
   // the moduli of from(); output must have the same degree and exactly the
   // moduli of to() (its form becomes coefficient). Throws MismatchError.
@@ -88,9 +96,12 @@ class BaseConverter {
   enum class Mode { approximate, exact_floor, exact_centered };
   void convert(std::span<const uint64_t> input, std::span<uint64_t> output, std::size_t degree,
                Mode mode) const;
+  void convert_towers(std::span<const uint64_t> input, std::span<uint64_t* const> output_towers,
+                      std::size_t degree, Mode mode) const;
   void convert_poly(const RnsPoly& input, RnsPoly& output, Mode mode) const;
-  void convert_block(const uint64_t* input, uint64_t* output, std::size_t degree, std::size_t begin,
-                     std::size_t count, Mode mode, uint64_t* scaled, uint64_t* alphas) const;
+  void convert_block(const uint64_t* input, uint64_t* const* output_towers, std::size_t degree,
+                     std::size_t begin, std::size_t count, Mode mode, uint64_t* scaled,
+                     uint64_t* alphas) const;
   uint64_t resolve_alpha_exactly(const uint64_t* scaled, std::size_t stride, uint64_t low_candidate,
                                  Mode mode) const;
 

@@ -41,6 +41,13 @@ class RnsPoly {
   // Throws InvalidArgument on a null context or tower_count outside [1, L].
   RnsPoly(std::shared_ptr<const PolyContext> context, std::size_t tower_count,
           Form form = Form::coefficient);
+  // A polynomial whose values are unspecified, for hot paths that write every
+  // tower in full before reading any (kernel outputs, NTTs of copies): zeroing
+  // megabytes only to overwrite them cost a tenth of a key switch. Same
+  // checks as the constructor.
+  [[nodiscard]] static RnsPoly uninitialized(std::shared_ptr<const PolyContext> context,
+                                             std::size_t tower_count,
+                                             Form form = Form::coefficient);
 
   RnsPoly(RnsPoly&& other) noexcept;
   RnsPoly& operator=(RnsPoly&& other) noexcept;
@@ -120,8 +127,15 @@ class RnsPoly {
 
   // Same context, towers, form and values. Not constant-time.
   friend bool operator==(const RnsPoly& a, const RnsPoly& b);
+  friend RnsPoly operator+(const RnsPoly& a, const RnsPoly& b);
+  friend RnsPoly operator-(const RnsPoly& a, const RnsPoly& b);
+  friend RnsPoly operator*(const RnsPoly& a, const RnsPoly& b);
 
  private:
+  struct Uninitialized {};
+  RnsPoly(std::shared_ptr<const PolyContext> context, std::size_t tower_count, Form form,
+          Uninitialized);
+
   void require_compatible(const RnsPoly& other, const char* operation) const;
   void require_not_empty(const char* operation) const;
 
