@@ -1,6 +1,7 @@
 // bench_poly: polynomial kernels, named to line up with OpenFHE's poly-benchmark
 // (Native_* on one prime, DCRT_* on several towers) plus per-ISA kernel rows
-// NTT_fwd/<isa>/<N>/<qbits>, NTT_inv/..., MulMod/..., AddMod/..., FmaMod/...
+// NTT_fwd/<isa>/<N>/<qbits>, NTT_inv/..., MulMod/..., AddMod/..., FmaMod/...,
+// and DotPair/<isa>/16384/<qbits>/terms:8 (key switching's inner product).
 //
 // Run single-threaded for comparisons with ../shared/ANCHORS.md:
 //   HEFT_NUM_THREADS=1 build/bench/bench_poly --benchmark_repetitions=5 \
@@ -95,6 +96,32 @@ void register_kernel_rows() {
           }
           set_items(state, n);
         })->Unit(benchmark::kMicrosecond);
+        if (n == 16384) {
+          // Key switching's inner product with SEAL-style 8 digits: 8 digit
+          // towers times both halves of 8 key towers (3 MB of operands).
+          benchmark::RegisterBenchmark(
+              ("DotPair" + suffix + "/terms:8").c_str(),
+              [=](benchmark::State& state) {
+                constexpr std::size_t kTerms = 8;
+                const Modulus q = heft::math::generate_ntt_primes(bits, n, 1)[0];
+                std::vector<heft::AlignedBuffer<uint64_t>> storage;
+                for (std::size_t j = 0; j < 3 * kTerms; ++j)
+                  storage.push_back(random_vector(n, q.value(), 10 + j));
+                std::vector<std::span<const uint64_t>> x, b, a;
+                for (std::size_t j = 0; j < kTerms; ++j) {
+                  x.emplace_back(storage[j].span());
+                  b.emplace_back(storage[kTerms + j].span());
+                  a.emplace_back(storage[2 * kTerms + j].span());
+                }
+                heft::AlignedBuffer<uint64_t> out0(n), out1(n);
+                for (auto _ : state) {
+                  heft::math::dot_product_pair(x, b, a, out0.span(), out1.span(), q, isa);
+                  benchmark::ClobberMemory();
+                }
+                set_items(state, n * kTerms);
+              })
+              ->Unit(benchmark::kMicrosecond);
+        }
         // a * scalar + c, the shape of HEXL's EltwiseFMAMod.
         benchmark::RegisterBenchmark(("FmaMod" + suffix).c_str(), [=](benchmark::State& state) {
           KernelFixture f(n, bits);

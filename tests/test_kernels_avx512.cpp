@@ -28,14 +28,6 @@ using kernels::KernelTable;
 using kernels::ModulusData;
 using u128 = unsigned __int128;
 
-#define HEFT_TEST_KERNEL_TABLE(ns)                                                           \
-  KernelTable {                                                                              \
-#ns, &kernels::ns::ntt_forward, &kernels::ns::ntt_inverse, &kernels::ns::add_mod,        \
-        &kernels::ns::sub_mod, &kernels::ns::negate_mod, &kernels::ns::mul_mod,              \
-        &kernels::ns::mul_scalar_mod, &kernels::ns::fma_mod, &kernels::ns::fma_scalar_mod,   \
-        &kernels::ns::reduce_from_2q, &kernels::ns::reduce_from_4q, &kernels::ns::reduce_any \
-  }
-
 struct Level {
   KernelTable kernels;
   Isa isa;      // the instruction set the level is written for
@@ -48,16 +40,16 @@ void PrintTo(const Level& level, std::ostream* os) {
 }
 
 std::vector<Level> all_levels() {
-  std::vector<Level> levels = {{HEFT_TEST_KERNEL_TABLE(avx512), Isa::avx512, true},
-                               {HEFT_TEST_KERNEL_TABLE(ifma), Isa::ifma, true}};
+  std::vector<Level> levels = {{HEFT_KERNEL_TABLE(avx512), Isa::avx512, true},
+                               {HEFT_KERNEL_TABLE(ifma), Isa::ifma, true}};
 #ifdef HEFT_HAVE_EMULATED_KERNELS
-  levels.push_back({HEFT_TEST_KERNEL_TABLE(avx512_emulated), Isa::avx512, false});
-  levels.push_back({HEFT_TEST_KERNEL_TABLE(ifma_emulated), Isa::ifma, false});
+  levels.push_back({HEFT_KERNEL_TABLE(avx512_emulated), Isa::avx512, false});
+  levels.push_back({HEFT_KERNEL_TABLE(ifma_emulated), Isa::ifma, false});
 #endif
   return levels;
 }
 
-const KernelTable kScalar = HEFT_TEST_KERNEL_TABLE(scalar);
+const KernelTable kScalar = HEFT_KERNEL_TABLE(scalar);
 
 // Bit sizes of the NTT primes per level: ifma only takes q < 2^50 (its
 // 50-bit prime is the largest NTT prime below 2^50).
@@ -273,6 +265,40 @@ void check_op(const char* name, const std::vector<uint64_t>& expected,
     const std::vector<uint64_t>& result = which == 0 ? x : which == 1 ? y : z;
     EXPECT_TRUE(same_values(expected, result))
         << name << " in place (operand " << which << ") " << context;
+  }
+}
+
+TEST_P(KernelLevelTest, DotProductPair) {
+  const KernelTable& level = kernels();
+  for (const Modulus& q : eltwise_moduli(isa())) {
+    const uint64_t qv = q.value();
+    const ModulusData md = modulus_data(q);
+    const std::vector<uint64_t> edges = {0, qv - 1, qv / 2, 1 % qv};
+    for (std::size_t terms : {1, 5, 9}) {
+      const std::size_t n = 1027;  // blocks of 512 and a masked tail
+      std::vector<std::vector<uint64_t>> x, b, a;
+      std::vector<const uint64_t*> xp, bp, ap;
+      for (std::size_t j = 0; j < terms; ++j) {
+        x.push_back(values_with_edges(*this, n, qv, edges));
+        b.push_back(values_with_edges(*this, n, qv, edges));
+        a.push_back(values_with_edges(*this, n, qv, edges));
+        xp.push_back(x.back().data());
+        bp.push_back(b.back().data());
+        ap.push_back(a.back().data());
+      }
+      std::vector<uint64_t> out0(n), out1(n);
+      level.dot_product_pair(out0.data(), out1.data(), xp.data(), bp.data(), ap.data(), terms, n,
+                             md);
+      for (std::size_t i = 0; i < n; ++i) {
+        u128 sum0 = 0, sum1 = 0;
+        for (std::size_t j = 0; j < terms; ++j) {
+          sum0 = (sum0 + u128{x[j][i]} * b[j][i]) % qv;
+          sum1 = (sum1 + u128{x[j][i]} * a[j][i]) % qv;
+        }
+        ASSERT_EQ(out0[i], static_cast<uint64_t>(sum0)) << level.name << " q=" << qv << " i=" << i;
+        ASSERT_EQ(out1[i], static_cast<uint64_t>(sum1)) << level.name << " q=" << qv << " i=" << i;
+      }
+    }
   }
 }
 

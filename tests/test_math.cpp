@@ -343,6 +343,65 @@ TEST(Eltwise, EverySupportedLevelMatchesInt128) {
   }
 }
 
+// The key-switching inner product: every level against sums of __int128
+// products, for term counts around the lazy-reduction intervals (the scalar
+// level reduces every 32 terms, avx2's double path folds every 4), lengths
+// around its blocks, and all-maximal inputs (the largest sums).
+TEST(Eltwise, DotProductPairMatchesInt128AtEveryLevel) {
+  std::mt19937_64 rng(16);
+  for (Isa isa : supported_isas()) {
+    for (int bits : {20, 49, 50, 60, 61}) {
+      if (isa == Isa::ifma && bits > 50) continue;
+      const Modulus q = generate_ntt_primes(bits, 8, 1)[0];
+      const uint64_t qv = q.value();
+      for (std::size_t terms : {0, 1, 3, 4, 5, 8, 33, 70}) {
+        for (std::size_t n :
+             {std::size_t{0}, std::size_t{3}, std::size_t{257}, std::size_t{1029}}) {
+          for (bool maximal : {false, true}) {
+            std::vector<std::vector<uint64_t>> x(terms), b(terms), a(terms);
+            for (std::size_t j = 0; j < terms; ++j) {
+              x[j] = maximal ? std::vector<uint64_t>(n, qv - 1) : random_values(n, qv, rng);
+              b[j] = maximal ? std::vector<uint64_t>(n, qv - 1) : random_values(n, qv, rng);
+              a[j] = random_values(n, qv, rng);
+            }
+            const auto spans = [](const std::vector<std::vector<uint64_t>>& v) {
+              return std::vector<std::span<const uint64_t>>(v.begin(), v.end());
+            };
+            std::vector<uint64_t> out0(n, 7), out1(n, 7);
+            dot_product_pair(spans(x), spans(b), spans(a), out0, out1, q, isa);
+            for (std::size_t i = 0; i < n; ++i) {
+              u128 sum0 = 0, sum1 = 0;
+              for (std::size_t j = 0; j < terms; ++j) {
+                sum0 = (sum0 + static_cast<u128>(x[j][i]) * b[j][i]) % qv;
+                sum1 = (sum1 + static_cast<u128>(x[j][i]) * a[j][i]) % qv;
+              }
+              ASSERT_EQ(out0[i], static_cast<uint64_t>(sum0))
+                  << to_string(isa) << " bits=" << bits << " k=" << terms << " i=" << i;
+              ASSERT_EQ(out1[i], static_cast<uint64_t>(sum1))
+                  << to_string(isa) << " bits=" << bits << " k=" << terms << " i=" << i;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Eltwise, DotProductPairRefusesBadShapesWithoutWriting) {
+  const Modulus q = generate_ntt_primes(40, 16, 1)[0];
+  std::vector<uint64_t> x(8, 1), b(8, 2), a(8, 3), short_one(7, 1), out0(8, 5), out1(8, 5);
+  using Spans = std::vector<std::span<const uint64_t>>;
+  EXPECT_THROW(dot_product_pair(Spans{x}, Spans{b, b}, Spans{a}, out0, out1, q), MismatchError);
+  EXPECT_THROW(dot_product_pair(Spans{x}, Spans{short_one}, Spans{a}, out0, out1, q),
+               MismatchError);
+  EXPECT_THROW(dot_product_pair(Spans{x}, Spans{b}, Spans{a}, out0, std::span(out1).first(7), q),
+               MismatchError);
+  EXPECT_THROW(dot_product_pair(Spans{out0}, Spans{b}, Spans{a}, out0, out1, q), InvalidArgument);
+  EXPECT_THROW(dot_product_pair(Spans{x}, Spans{b}, Spans{a}, out0, out0, q), InvalidArgument);
+  EXPECT_EQ(out0, std::vector<uint64_t>(8, 5));
+  EXPECT_EQ(out1, std::vector<uint64_t>(8, 5));
+}
+
 // CI runs this under qemu CPU models with HEFT_EXPECT_ISA set to the level that
 // model must get (Nehalem: scalar, Haswell: avx2), so a dispatcher that picks
 // a level the CPU lacks, or misses one it has, fails here.

@@ -116,36 +116,24 @@ std::array<ExtendedPoly, 2> inner_product(const Context& context, const Decompos
     x.q = ring::RnsPoly::uninitialized(context.ciphertext_ring(), q_towers, ring::Form::ntt);
     x.p = ring::RnsPoly::uninitialized(context.special_ring(), p_towers, ring::Form::ntt);
   }
-  // Each tower is independent. Within a tower, coefficients go in blocks
-  // small enough that both accumulators and the digit's block stay in L1
-  // while every digit is added in; only the key streams from memory.
-  constexpr std::size_t kBlock = 1024;
-  const std::size_t n = context.degree();
+  // Each tower is independent: one fused pass per tower multiplies every
+  // digit by both key halves and sums lazily (math::dot_product_pair).
+  const std::size_t digit_count = digits.digits.size();
   parallel_for(0, q_towers + p_towers, [&](std::size_t t) {
     const bool in_q = t < q_towers;
     const std::size_t tower = in_q ? t : t - q_towers;
-    const math::Modulus& modulus = in_q ? q_ring.modulus(tower) : p_ring.modulus(tower);
-    const auto acc0 = in_q ? acc[0].q.tower(tower) : acc[0].p.tower(tower);
-    const auto acc1 = in_q ? acc[1].q.tower(tower) : acc[1].p.tower(tower);
-    for (std::size_t first = 0; first < n; first += kBlock) {
-      const std::size_t count = std::min(kBlock, n - first);
-      const auto out0 = acc0.subspan(first, count), out1 = acc1.subspan(first, count);
-      for (std::size_t j = 0; j < digits.digits.size(); ++j) {
-        const ExtendedPoly& d = digits.digits[j];
-        const auto digit_tower = (in_q ? d.q.tower(tower) : d.p.tower(tower)).subspan(first, count);
-        const auto b =
-            (in_q ? key.b[j].q.tower(tower) : key.b[j].p.tower(tower)).subspan(first, count);
-        const auto a =
-            (in_q ? key.a[j].q.tower(tower) : key.a[j].p.tower(tower)).subspan(first, count);
-        if (j == 0) {
-          math::mul_mod(digit_tower, b, out0, modulus);
-          math::mul_mod(digit_tower, a, out1, modulus);
-        } else {
-          math::fma_mod(digit_tower, b, out0, out0, modulus);
-          math::fma_mod(digit_tower, a, out1, out1, modulus);
-        }
-      }
+    const auto pick = [&](const ExtendedPoly& x) {
+      return in_q ? x.q.tower(tower) : x.p.tower(tower);
+    };
+    std::vector<std::span<const uint64_t>> x(digit_count), b(digit_count), a(digit_count);
+    for (std::size_t j = 0; j < digit_count; ++j) {
+      x[j] = pick(digits.digits[j]);
+      b[j] = pick(key.b[j]);
+      a[j] = pick(key.a[j]);
     }
+    const math::Modulus& modulus = in_q ? q_ring.modulus(tower) : p_ring.modulus(tower);
+    math::dot_product_pair(x, b, a, in_q ? acc[0].q.tower(tower) : acc[0].p.tower(tower),
+                           in_q ? acc[1].q.tower(tower) : acc[1].p.tower(tower), modulus);
   });
   return acc;
 }

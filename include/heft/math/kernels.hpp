@@ -74,6 +74,17 @@ void fma_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span
 void fma_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<const uint64_t> c,
                     std::span<uint64_t> out, const Modulus& q,
                     std::optional<Isa> isa = std::nullopt);
+// Key switching's inner product of k = x.size() terms sharing their left
+// operand: out0 = sum_j x[j] * b[j] and out1 = sum_j x[j] * a[j] mod q, in
+// one pass that reads each x[j] once and reduces each sum once (lazily in
+// between). x, b and a hold k spans each; every span has out0's length.
+// Inputs in [0, q). The outputs must not overlap any input or each other
+// (InvalidArgument); k = 0 gives zeros.
+void dot_product_pair(std::span<const std::span<const uint64_t>> x,
+                      std::span<const std::span<const uint64_t>> b,
+                      std::span<const std::span<const uint64_t>> a, std::span<uint64_t> out0,
+                      std::span<uint64_t> out1, const Modulus& q,
+                      std::optional<Isa> isa = std::nullopt);
 // out = a mod q for a in [0, 2q), [0, 4q), or any 64-bit value.
 void reduce_from_2q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
                     std::optional<Isa> isa = std::nullopt);

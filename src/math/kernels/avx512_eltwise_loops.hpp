@@ -31,5 +31,32 @@ inline void map_lanes(uint64_t* out, size_t n, const Op& op, const Inputs*... in
   }
 }
 
+// dot_product_pair (see kernel_api.hpp) from a level's mul_mod and fma_mod,
+// on blocks of coefficients small enough that both outputs stay in L1 while
+// every term is multiplied in.
+template <class MulMod, class FmaMod, class Modulus>
+inline void dot_product_pair_blocked(MulMod mul_mod, FmaMod fma_mod, uint64_t* out0, uint64_t* out1,
+                                     const uint64_t* const* x, const uint64_t* const* b,
+                                     const uint64_t* const* a, size_t k, size_t n,
+                                     const Modulus& q) {
+  constexpr size_t kBlock = 512;
+  for (size_t first = 0; first < n; first += kBlock) {
+    const size_t count = n - first < kBlock ? n - first : kBlock;
+    uint64_t* block0 = out0 + first;
+    uint64_t* block1 = out1 + first;
+    if (k == 0) {
+      for (size_t i = 0; i < count; ++i)
+        block0[i] = block1[i] = 0;
+      continue;
+    }
+    mul_mod(block0, x[0] + first, b[0] + first, count, q);
+    mul_mod(block1, x[0] + first, a[0] + first, count, q);
+    for (size_t j = 1; j < k; ++j) {
+      fma_mod(block0, x[j] + first, b[j] + first, block0, count, q);
+      fma_mod(block1, x[j] + first, a[j] + first, block1, count, q);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace heft::math::kernels

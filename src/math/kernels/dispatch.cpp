@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "heft/math/kernels.hpp"
 #include "heft/util/cpu_features.hpp"
@@ -13,14 +14,6 @@ namespace heft::math {
 namespace {
 
 using kernels::KernelTable;
-
-#define HEFT_KERNEL_TABLE(ns)                                                                \
-  KernelTable {                                                                              \
-#ns, &kernels::ns::ntt_forward, &kernels::ns::ntt_inverse, &kernels::ns::add_mod,        \
-        &kernels::ns::sub_mod, &kernels::ns::negate_mod, &kernels::ns::mul_mod,              \
-        &kernels::ns::mul_scalar_mod, &kernels::ns::fma_mod, &kernels::ns::fma_scalar_mod,   \
-        &kernels::ns::reduce_from_2q, &kernels::ns::reduce_from_4q, &kernels::ns::reduce_any \
-  }
 
 const KernelTable kTables[] = {HEFT_KERNEL_TABLE(scalar), HEFT_KERNEL_TABLE(avx2),
                                HEFT_KERNEL_TABLE(avx512), HEFT_KERNEL_TABLE(ifma)};
@@ -264,6 +257,42 @@ void reduce_any(std::span<const uint64_t> a, std::span<uint64_t> out, const Modu
   require_same_size(a.size(), out.size(), "reduce_any", "output");
   const kernels::ModulusData data = modulus_data(q);
   choose(isa, q).reduce_any(out.data(), a.data(), a.size(), data);
+}
+
+namespace {
+bool overlaps(std::span<const uint64_t> a, std::span<const uint64_t> b) {
+  return !a.empty() && !b.empty() && a.data() < b.data() + b.size() &&
+         b.data() < a.data() + a.size();
+}
+}  // namespace
+
+void dot_product_pair(std::span<const std::span<const uint64_t>> x,
+                      std::span<const std::span<const uint64_t>> b,
+                      std::span<const std::span<const uint64_t>> a, std::span<uint64_t> out0,
+                      std::span<uint64_t> out1, const Modulus& q, std::optional<Isa> isa) {
+  const std::size_t terms = x.size();
+  require_same_size(terms, b.size(), "dot_product_pair", "list of second operands b");
+  require_same_size(terms, a.size(), "dot_product_pair", "list of second operands a");
+  require_same_size(out0.size(), out1.size(), "dot_product_pair", "second output");
+  if (overlaps(out0, out1)) {
+    throw InvalidArgument("dot_product_pair: the two outputs overlap");
+  }
+  std::vector<const uint64_t*> pointers(3 * terms);
+  for (std::size_t j = 0; j < terms; ++j) {
+    for (const std::span<const uint64_t>* operand : {&x[j], &b[j], &a[j]}) {
+      require_same_size(out0.size(), operand->size(), "dot_product_pair", "operand");
+      if (overlaps(*operand, out0) || overlaps(*operand, out1)) {
+        throw InvalidArgument("dot_product_pair: an output overlaps an input");
+      }
+    }
+    pointers[j] = x[j].data();
+    pointers[terms + j] = b[j].data();
+    pointers[2 * terms + j] = a[j].data();
+  }
+  const kernels::ModulusData data = modulus_data(q);
+  choose(isa, q).dot_product_pair(out0.data(), out1.data(), pointers.data(),
+                                  pointers.data() + terms, pointers.data() + 2 * terms, terms,
+                                  out0.size(), data);
 }
 
 }  // namespace heft::math

@@ -32,53 +32,59 @@ struct ModulusData {
 // math/ntt_tables.hpp for how they are built). psi is a primitive 2N-th root
 // of unity mod q and brv(k) reverses the log2(N) bits of k.
 struct NttTableData {
-  uint64_t degree;       // N, a power of two
-  uint32_t log_degree;   // log2(N)
-  ModulusData modulus;   // q
-  const uint64_t* roots;             // roots[k] = psi^brv(k), k in [0, N)
-  const uint64_t* roots_shoup;       // floor(roots[k] * 2^64 / q)
-  const uint64_t* inv_roots;         // inv_roots[k] = psi^-brv(k)
-  const uint64_t* inv_roots_shoup;   // floor(inv_roots[k] * 2^64 / q)
-  const uint64_t* roots_shoup52;     // floor(roots[k] * 2^52 / q); null unless q < 2^50
-  const uint64_t* inv_roots_shoup52; // floor(inv_roots[k] * 2^52 / q); null unless q < 2^50
-  uint64_t inv_degree;               // N^-1 mod q
-  uint64_t inv_degree_shoup;         // floor(N^-1 * 2^64 / q)
-  uint64_t inv_degree_shoup52;       // floor(N^-1 * 2^52 / q) (0 unless q < 2^50)
-  uint64_t inv_degree_root;          // N^-1 * inv_roots[1] mod q (merged into the last stage)
+  uint64_t degree;                    // N, a power of two
+  uint32_t log_degree;                // log2(N)
+  ModulusData modulus;                // q
+  const uint64_t* roots;              // roots[k] = psi^brv(k), k in [0, N)
+  const uint64_t* roots_shoup;        // floor(roots[k] * 2^64 / q)
+  const uint64_t* inv_roots;          // inv_roots[k] = psi^-brv(k)
+  const uint64_t* inv_roots_shoup;    // floor(inv_roots[k] * 2^64 / q)
+  const uint64_t* roots_shoup52;      // floor(roots[k] * 2^52 / q); null unless q < 2^50
+  const uint64_t* inv_roots_shoup52;  // floor(inv_roots[k] * 2^52 / q); null unless q < 2^50
+  uint64_t inv_degree;                // N^-1 mod q
+  uint64_t inv_degree_shoup;          // floor(N^-1 * 2^64 / q)
+  uint64_t inv_degree_shoup52;        // floor(N^-1 * 2^52 / q) (0 unless q < 2^50)
+  uint64_t inv_degree_root;           // N^-1 * inv_roots[1] mod q (merged into the last stage)
   uint64_t inv_degree_root_shoup;
   uint64_t inv_degree_root_shoup52;
 };
 
 // One ISA level's kernels. Ranges are inputs -> outputs.
-#define HEFT_DECLARE_KERNELS(isa_namespace)                                                       \
-  namespace isa_namespace {                                                                       \
-  /* Forward negacyclic NTT in place: natural order in [0, 4q) -> bit-reversed order in [0, q). \
-     Output index k holds a(psi^(2 brv(k) + 1)). */                                               \
-  void ntt_forward(uint64_t* values, const NttTableData& table);                                  \
+#define HEFT_DECLARE_KERNELS(isa_namespace)                                                      \
+  namespace isa_namespace {                                                                      \
+  /* Forward negacyclic NTT in place: natural order in [0, 4q) -> bit-reversed order in [0, q).  \
+     Output index k holds a(psi^(2 brv(k) + 1)). */                                              \
+  void ntt_forward(uint64_t* values, const NttTableData& table);                                 \
   /* Inverse NTT in place (includes the 1/N factor): bit-reversed order in [0, 2q) ->            \
-     natural order in [0, q). */                                                                  \
-  void ntt_inverse(uint64_t* values, const NttTableData& table);                                  \
-  /* out = a + b, a - b, -a mod q; inputs in [0, q) -> [0, q). */                                 \
-  void add_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q);        \
-  void sub_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q);        \
-  void negate_mod(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                        \
-  /* out = a * b mod q; inputs in [0, q) -> [0, q). */                                            \
-  void mul_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n,                     \
-               const ModulusData& q);                                                             \
-  /* out = a * w mod q for a fixed w in [0, q) with w_shoup = floor(w 2^64 / q);                  \
-     a in [0, q) -> [0, q). */                                                                    \
-  void mul_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup, size_t n,   \
-                      uint64_t q);                                                                \
-  /* out = a * b + c mod q; all inputs in [0, q) -> [0, q). */                                    \
-  void fma_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n,  \
-               const ModulusData& q);                                                             \
-  /* out = a * w + c mod q for a fixed w (as mul_scalar_mod); inputs in [0, q) -> [0, q). */      \
-  void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup,             \
-                      const uint64_t* c, size_t n, uint64_t q);                                   \
-  /* Reductions to [0, q): from [0, 2q), from [0, 4q), and from any 64-bit word. */               \
-  void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                    \
-  void reduce_from_4q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                    \
-  void reduce_any(uint64_t* out, const uint64_t* a, size_t n, const ModulusData& q);              \
+     natural order in [0, q). */                                                                 \
+  void ntt_inverse(uint64_t* values, const NttTableData& table);                                 \
+  /* out = a + b, a - b, -a mod q; inputs in [0, q) -> [0, q). */                                \
+  void add_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q);       \
+  void sub_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q);       \
+  void negate_mod(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                       \
+  /* out = a * b mod q; inputs in [0, q) -> [0, q). */                                           \
+  void mul_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n,                    \
+               const ModulusData& q);                                                            \
+  /* out = a * w mod q for a fixed w in [0, q) with w_shoup = floor(w 2^64 / q);                 \
+     a in [0, q) -> [0, q). */                                                                   \
+  void mul_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup, size_t n,  \
+                      uint64_t q);                                                               \
+  /* out = a * b + c mod q; all inputs in [0, q) -> [0, q). */                                   \
+  void fma_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* c, size_t n, \
+               const ModulusData& q);                                                            \
+  /* out = a * w + c mod q for a fixed w (as mul_scalar_mod); inputs in [0, q) -> [0, q). */     \
+  void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup,            \
+                      const uint64_t* c, size_t n, uint64_t q);                                  \
+  /* Key switching's inner product, k terms sharing their left operand: out0 = sum_j x[j] * b[j] \
+     and out1 = sum_j x[j] * a[j] mod q; x, b, a hold k pointers to n words, all in [0, q) ->    \
+     [0, q) (k = 0 gives zeros). The outputs must not overlap any input. */                      \
+  void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,                \
+                        const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,  \
+                        const ModulusData& q);                                                   \
+  /* Reductions to [0, q): from [0, 2q), from [0, 4q), and from any 64-bit word. */              \
+  void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                   \
+  void reduce_from_4q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                   \
+  void reduce_any(uint64_t* out, const uint64_t* a, size_t n, const ModulusData& q);             \
   }
 
 HEFT_DECLARE_KERNELS(scalar)
@@ -105,6 +111,20 @@ struct KernelTable {
   decltype(&scalar::reduce_from_2q) reduce_from_2q;
   decltype(&scalar::reduce_from_4q) reduce_from_4q;
   decltype(&scalar::reduce_any) reduce_any;
+  decltype(&scalar::dot_product_pair) dot_product_pair;
 };
+
+// The table of level `ns` (a namespace inside heft::math::kernels), for the
+// dispatcher and the tests of the emulated levels.
+#define HEFT_KERNEL_TABLE(ns)                                                                   \
+  ::heft::math::kernels::KernelTable {                                                          \
+#ns, &::heft::math::kernels::ns::ntt_forward, &::heft::math::kernels::ns::ntt_inverse,      \
+        &::heft::math::kernels::ns::add_mod, &::heft::math::kernels::ns::sub_mod,               \
+        &::heft::math::kernels::ns::negate_mod, &::heft::math::kernels::ns::mul_mod,            \
+        &::heft::math::kernels::ns::mul_scalar_mod, &::heft::math::kernels::ns::fma_mod,        \
+        &::heft::math::kernels::ns::fma_scalar_mod, &::heft::math::kernels::ns::reduce_from_2q, \
+        &::heft::math::kernels::ns::reduce_from_4q, &::heft::math::kernels::ns::reduce_any,     \
+        &::heft::math::kernels::ns::dot_product_pair                                            \
+  }
 
 }  // namespace heft::math::kernels

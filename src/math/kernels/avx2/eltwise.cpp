@@ -401,6 +401,115 @@ void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_sho
   }
 }
 
+namespace {
+
+// dot_product_pair on the double-precision path (q < 2^50), for one block of
+// `count` coefficients starting at `first`. Each product x*b is split exactly
+// as in mul_mod_double, but its remainder r in (-q, q) is left as a double and
+// added to a double accumulator: integer-valued doubles are exact below 2^53,
+// so up to kTermsPerFold remainders can be summed before the accumulator is
+// folded back below q in magnitude. The digit x is converted to double once
+// for both products, and only the final sums are turned back into integers.
+// The accumulators live in two small L1-resident arrays, so each term streams
+// through x[j], b[j] and a[j] once.
+constexpr size_t kDotBlock = 1024;
+constexpr size_t kTermsPerFold = 4;  // |acc| < q + 4q < 2^53 for q < 2^50
+
+HEFT_AVX2_INLINE __m256d product_remainder(__m256d x, __m256d y, const DoubleModulus& d) {
+  const __m256d h = _mm256_mul_pd(x, y);
+  const __m256d l = _mm256_fmsub_pd(x, y, h);  // xy - h, exactly
+  const __m256d quotient = round_nearest(_mm256_mul_pd(h, d.q_inv));
+  return _mm256_add_pd(_mm256_fnmadd_pd(quotient, d.q, h), l);  // xy - Q q, in (-q, q)
+}
+
+// acc - q * round(acc / q) for an integer-valued |acc| < 2^53: exact (the
+// result is a small integer), and at most q/2 plus a rounding slack far below
+// q in magnitude, because fl(acc * fl(1/q)) is within 2^-50 * |acc/q| of acc/q.
+HEFT_AVX2_INLINE __m256d fold(__m256d acc, const DoubleModulus& d) {
+  return _mm256_fnmadd_pd(round_nearest(_mm256_mul_pd(acc, d.q_inv)), d.q, acc);
+}
+
+// A sum |acc| < 5q as a residue in [0, q): fold into (-q, q), then finish()'s
+// signed-offset conversion.
+HEFT_AVX2_INLINE __m256i finish_sum(__m256d acc, const DoubleModulus& d) {
+  return finish(_mm256_add_pd(fold(acc, d), d.round), d);
+}
+
+void dot_product_pair_double_block(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
+                                   const uint64_t* const* b, const uint64_t* const* a, size_t k,
+                                   size_t first, size_t count, const DoubleModulus& d) {
+  alignas(32) double acc0[kDotBlock], acc1[kDotBlock];
+  for (size_t j = 0; j < k; ++j) {
+    const uint64_t* xj = x[j] + first;
+    const uint64_t* bj = b[j] + first;
+    const uint64_t* aj = a[j] + first;
+    const bool fold_now = j % kTermsPerFold == kTermsPerFold - 1;
+    // The next term's operands live far apart in memory (key towers are
+    // megabytes apart), where the hardware prefetchers restart at every
+    // block: fetch them one term ahead, one cache line per step.
+    const size_t next = j + 1 < k ? j + 1 : j;
+    const uint64_t* prefetch[3] = {x[next] + first, b[next] + first, a[next] + first};
+    for (size_t i = 0; i < count; i += 4) {
+      if (i % 8 == 0) {
+        for (const uint64_t* p : prefetch)
+          _mm_prefetch(reinterpret_cast<const char*>(p + i), _MM_HINT_T0);
+      }
+      const __m256d xd = to_double(loadu(xj + i), d);
+      __m256d r0 = product_remainder(xd, to_double(loadu(bj + i), d), d);
+      __m256d r1 = product_remainder(xd, to_double(loadu(aj + i), d), d);
+      if (j != 0) {
+        r0 = _mm256_add_pd(r0, _mm256_load_pd(acc0 + i));
+        r1 = _mm256_add_pd(r1, _mm256_load_pd(acc1 + i));
+      }
+      if (fold_now) {
+        r0 = fold(r0, d);
+        r1 = fold(r1, d);
+      }
+      _mm256_store_pd(acc0 + i, r0);
+      _mm256_store_pd(acc1 + i, r1);
+    }
+  }
+  for (size_t i = 0; i < count; i += 4) {
+    storeu(out0 + first + i, finish_sum(_mm256_load_pd(acc0 + i), d));
+    storeu(out1 + first + i, finish_sum(_mm256_load_pd(acc1 + i), d));
+  }
+}
+
+}  // namespace
+
+void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
+                      const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
+                      const ModulusData& q) {
+  if (k == 0) {
+    for (size_t i = 0; i < n; ++i)
+      out0[i] = out1[i] = 0;
+    return;
+  }
+  size_t first = 0;
+  if (use_double(q.value)) {
+    const DoubleModulus d = make_double_modulus(q.value);
+    for (; first + 4 <= n; first += kDotBlock) {
+      const size_t count = n - first < kDotBlock ? (n - first) / 4 * 4 : kDotBlock;
+      dot_product_pair_double_block(out0, out1, x, b, a, k, first, count, d);
+      if (count < kDotBlock) {
+        first += count;
+        break;
+      }
+    }
+  }
+  // The integer path (q >= 2^50), and the last n mod 4 coefficients: this
+  // level's products blockwise.
+  for (; first < n; first += kDotBlock) {
+    const size_t count = n - first < kDotBlock ? n - first : kDotBlock;
+    mul_mod(out0 + first, x[0] + first, b[0] + first, count, q);
+    mul_mod(out1 + first, x[0] + first, a[0] + first, count, q);
+    for (size_t j = 1; j < k; ++j) {
+      fma_mod(out0 + first, x[j] + first, b[j] + first, out0 + first, count, q);
+      fma_mod(out1 + first, x[j] + first, a[j] + first, out1 + first, count, q);
+    }
+  }
+}
+
 void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
   const __m256i qv = set1(q);
   for_each_chunk<4>(

@@ -165,6 +165,13 @@ void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_sho
   map_lanes(out, n, FmaScalar{ShoupProduct(w, w_shoup, q)}, a, c);
 }
 
+void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
+                      const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
+                      const ModulusData& q) {
+  // No dedicated IFMA form yet: this level's own products, blockwise.
+  dot_product_pair_blocked(mul_mod, fma_mod, out0, out1, x, b, a, k, n, q);
+}
+
 void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
   HEFT_AVX512_NAMESPACE::reduce_from_2q(out, a, n, q);
 }

@@ -74,6 +74,43 @@ void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_sho
     out[i] = reduce_once(mul_shoup(a[i], w, w_shoup, q) + c[i], q);
 }
 
+void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
+                      const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
+                      const ModulusData& q) {
+  // Lazy 128-bit sums: each product is below q^2 < 2^122, so 32 of them on
+  // top of a reduced partial sum cannot overflow; longer sums are reduced
+  // every 32 terms. Coefficients go in blocks with the sums in a small local
+  // array, so that each term's operands are read as three sequential streams
+  // (reading all 3k operands per coefficient defeats the prefetchers).
+  constexpr size_t kTermsPerReduction = 32;
+  constexpr size_t kBlock = 256;
+  unsigned __int128 sum0[kBlock], sum1[kBlock];
+  for (size_t first = 0; first < n; first += kBlock) {
+    const size_t count = n - first < kBlock ? n - first : kBlock;
+    for (size_t i = 0; i < count; ++i)
+      sum0[i] = sum1[i] = 0;
+    for (size_t j = 0; j < k; ++j) {
+      const uint64_t* xj = x[j] + first;
+      const uint64_t* bj = b[j] + first;
+      const uint64_t* aj = a[j] + first;
+      if (j != 0 && j % kTermsPerReduction == 0) {
+        for (size_t i = 0; i < count; ++i) {
+          sum0[i] = barrett_reduce_128(sum0[i], q);
+          sum1[i] = barrett_reduce_128(sum1[i], q);
+        }
+      }
+      for (size_t i = 0; i < count; ++i) {
+        sum0[i] += static_cast<unsigned __int128>(xj[i]) * bj[i];
+        sum1[i] += static_cast<unsigned __int128>(xj[i]) * aj[i];
+      }
+    }
+    for (size_t i = 0; i < count; ++i) {
+      out0[first + i] = barrett_reduce_128(sum0[i], q);
+      out1[first + i] = barrett_reduce_128(sum1[i], q);
+    }
+  }
+}
+
 void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
   for (size_t i = 0; i < n; ++i)
     out[i] = reduce_once(a[i], q);
