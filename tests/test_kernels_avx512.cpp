@@ -302,6 +302,37 @@ TEST_P(KernelLevelTest, DotProductPair) {
   }
 }
 
+TEST_P(KernelLevelTest, WeightedSum) {
+  const KernelTable& level = kernels();
+  for (const Modulus& q : eltwise_moduli(isa())) {
+    const uint64_t qv = q.value();
+    const ModulusData md = modulus_data(q);
+    for (uint32_t input_bits : {static_cast<uint32_t>(q.bit_count()), 61u}) {
+      const std::size_t terms = 9, n = 300, stride = 301;
+      const uint64_t bound = uint64_t{1} << input_bits;
+      const std::vector<uint64_t> edges = {0, bound - 1, qv - 1, qv, bound / 2};
+      std::vector<uint64_t> rows;
+      for (std::size_t i = 0; i < terms; ++i) {
+        const std::vector<uint64_t> row = values_with_edges(*this, stride, bound, edges);
+        rows.insert(rows.end(), row.begin(), row.end());
+      }
+      const std::vector<uint64_t> weights = values_with_edges(*this, terms, qv, {0, qv - 1});
+      std::vector<uint64_t> shoup;
+      for (uint64_t w : weights)
+        shoup.push_back(q.shoup(w));
+      std::vector<uint64_t> out(n);
+      level.weighted_sum_mod(out.data(), rows.data(), stride, weights.data(), shoup.data(), terms,
+                             n, input_bits, md);
+      for (std::size_t c = 0; c < n; ++c) {
+        u128 sum = 0;
+        for (std::size_t i = 0; i < terms; ++i)
+          sum = (sum + u128{rows[i * stride + c]} * weights[i]) % qv;
+        ASSERT_EQ(out[c], static_cast<uint64_t>(sum)) << level.name << " q=" << qv << " c=" << c;
+      }
+    }
+  }
+}
+
 TEST_P(KernelLevelTest, Eltwise) {
   const KernelTable& level = kernels();
   for (const Modulus& q : eltwise_moduli(isa())) {

@@ -402,6 +402,55 @@ TEST(Eltwise, DotProductPairRefusesBadShapesWithoutWriting) {
   EXPECT_EQ(out1, std::vector<uint64_t>(8, 5));
 }
 
+// Base conversion's weighted sum: every level against __int128 sums, with
+// inputs up to 2^input_bits (beyond q, as residues of other primes are), term
+// counts around the lazy intervals, and lengths that leave tails.
+TEST(Eltwise, WeightedSumMatchesInt128AtEveryLevel) {
+  std::mt19937_64 rng(17);
+  for (Isa isa : supported_isas()) {
+    for (int bits : {20, 49, 50, 55, 61}) {
+      if (isa == Isa::ifma && bits > 50) continue;
+      const Modulus q = generate_ntt_primes(bits, 8, 1)[0];
+      for (int input_bits : {bits, 50, 61}) {
+        for (std::size_t terms : {0, 1, 4, 5, 9, 40}) {
+          for (std::size_t n : {std::size_t{1}, std::size_t{13}, std::size_t{256}}) {
+            const std::size_t stride = n + 3;
+            const uint64_t bound = uint64_t{1} << input_bits;
+            std::vector<uint64_t> rows = random_values(terms * stride + 1, bound, rng);
+            if (!rows.empty()) rows[0] = bound - 1;
+            std::vector<uint64_t> weights = random_values(terms, q.value(), rng);
+            if (!weights.empty()) weights[0] = q.value() - 1;
+            const FixedWeights fixed(weights, q);
+            std::vector<uint64_t> out(n, 7);
+            weighted_sum_mod(rows, stride, fixed, out, input_bits, isa);
+            for (std::size_t c = 0; c < n; ++c) {
+              u128 sum = 0;
+              for (std::size_t i = 0; i < terms; ++i)
+                sum = (sum + static_cast<u128>(rows[i * stride + c]) * weights[i]) % q.value();
+              ASSERT_EQ(out[c], static_cast<uint64_t>(sum))
+                  << to_string(isa) << " bits=" << bits << " input_bits=" << input_bits
+                  << " k=" << terms << " c=" << c;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Eltwise, WeightedSumRefusesBadInput) {
+  const Modulus q = generate_ntt_primes(40, 16, 1)[0];
+  EXPECT_THROW(FixedWeights({1, q.value()}, q), InvalidArgument);
+  const FixedWeights weights({1, 2}, q);
+  std::vector<uint64_t> rows(16, 1), out(8, 5);
+  EXPECT_THROW(weighted_sum_mod(rows, 8, weights, out, 0), InvalidArgument);
+  EXPECT_THROW(weighted_sum_mod(rows, 8, weights, out, 62), InvalidArgument);
+  EXPECT_THROW(weighted_sum_mod(rows, 4, weights, out, 40), MismatchError);  // stride < length
+  EXPECT_THROW(weighted_sum_mod(std::span(rows).first(15), 8, weights, out, 40), MismatchError);
+  EXPECT_THROW(weighted_sum_mod(rows, 8, weights, std::span(rows).subspan(8), 40), InvalidArgument);
+  EXPECT_EQ(out, std::vector<uint64_t>(8, 5));
+}
+
 // CI runs this under qemu CPU models with HEFT_EXPECT_ISA set to the level that
 // model must get (Nehalem: scalar, Haswell: avx2), so a dispatcher that picks
 // a level the CPU lacks, or misses one it has, fails here.

@@ -4,9 +4,10 @@
 // Layout of the work: coefficients are processed in blocks of kBlock. For a
 // block, y_i = [x_i * (Q/q_i)^-1]_{q_i} is computed tower by tower with the
 // vectorised mul_scalar_mod kernel into a small scratch array; then, for each
-// target modulus p_j, sum_i [y_i]_{p_j} * [(Q/q_i) mod p_j] is accumulated
-// with the vectorised multiply-add kernel (Shoup products), one source tower
-// at a time. Blocks keep the scratch (L * kBlock words) in cache.
+// target modulus p_j, sum_i y_i * [(Q/q_i) mod p_j] is one lazy weighted sum
+// (math::weighted_sum_mod) over the scratch rows, which reduces once per
+// coefficient instead of once per term. Blocks keep the scratch
+// ((L + 1) * kBlock words, alphas included) in cache.
 #include "heft/ring/base_converter.hpp"
 
 #include <algorithm>
@@ -51,6 +52,17 @@ BaseConverter::BaseConverter(RnsBase from, RnsBase to)
       punctured_mod_target_[j * source_count + i] = detail::mod_word(from_.punctured_product(i), p);
     }
     neg_product_mod_target_[j] = p.negate(detail::mod_word(from_.product(), p));
+  }
+  int widest = 0;
+  for (std::size_t i = 0; i < source_count; ++i)
+    widest = std::max(widest, from_[i].bit_count());
+  input_bits_ = widest;  // y_i < q_i, and alpha < L < every q_i
+  for (std::size_t j = 0; j < target_count; ++j) {
+    std::vector<uint64_t> row(punctured_mod_target_.begin() + j * source_count,
+                              punctured_mod_target_.begin() + (j + 1) * source_count);
+    weights_.emplace_back(row, to_[j]);
+    row.push_back(neg_product_mod_target_[j]);
+    weights_with_alpha_.emplace_back(std::move(row), to_[j]);
   }
   reciprocal_hi_.resize(source_count);
   reciprocal_lo_.resize(source_count);
@@ -166,22 +178,22 @@ void BaseConverter::convert_towers(std::span<const uint64_t> input,
   // One scratch per chunk (not per block), so a conversion allocates at most
   // once per thread.
   parallel_for(0, chunks, [&](std::size_t chunk) {
-    AlignedBuffer<uint64_t> scaled(source_count * block, AlignedBuffer<uint64_t>::Uninitialized{});
-    AlignedBuffer<uint64_t> alphas(block, AlignedBuffer<uint64_t>::Uninitialized{});
+    // The y_i rows and, after them, the alphas (exact modes).
+    AlignedBuffer<uint64_t> scaled((source_count + 1) * block,
+                                   AlignedBuffer<uint64_t>::Uninitialized{});
     const std::size_t first = block_count * chunk / chunks;
     const std::size_t last = block_count * (chunk + 1) / chunks;
     for (std::size_t b = first; b < last; ++b) {
       const std::size_t begin = b * block;
       const std::size_t count = std::min(block, degree - begin);
-      convert_block(input.data(), output_towers.data(), degree, begin, count, mode, scaled.data(),
-                    alphas.data());
+      convert_block(input.data(), output_towers.data(), degree, begin, count, mode, scaled.data());
     }
   });
 }
 
 void BaseConverter::convert_block(const uint64_t* input, uint64_t* const* output_towers,
                                   std::size_t degree, std::size_t begin, std::size_t count,
-                                  Mode mode, uint64_t* scaled, uint64_t* alphas) const {
+                                  Mode mode, uint64_t* scaled) const {
   const std::size_t source_count = from_.size(), target_count = to_.size();
 
   if (source_count == 1 && mode == Mode::approximate) {
@@ -215,6 +227,7 @@ void BaseConverter::convert_block(const uint64_t* input, uint64_t* const* output
     const unsigned __int128 offset =
         mode == Mode::exact_centered ? (static_cast<unsigned __int128>(1) << 63) - 1 : 0;
     const unsigned __int128 guard = 2 * static_cast<unsigned __int128>(source_count);
+    uint64_t* alphas = scaled + source_count * count;
     for (std::size_t c = 0; c < count; ++c) {
       unsigned __int128 sum = offset;
       for (std::size_t i = 0; i < source_count; ++i) {
@@ -229,36 +242,14 @@ void BaseConverter::convert_block(const uint64_t* input, uint64_t* const* output
     }
   }
 
-  // out_j = sum_i [y_i]_{p_j} * (Q/q_i mod p_j) (+ alpha * (-Q mod p_j)), one
-  // vectorised multiply-add per source tower: the kernels' Shoup products are
-  // far cheaper than a 128-bit accumulation with a Barrett reduction per
-  // coefficient.
-  alignas(64) uint64_t reduced[kBlock];
+  // out_j = sum_i y_i * (Q/q_i mod p_j) (+ alpha * (-Q mod p_j)): one lazy
+  // weighted sum per target over the rows of `scaled` (alpha is the row
+  // after the last y_i), which takes y_i unreduced mod p_j.
+  const bool with_alpha = mode != Mode::approximate;
   for (std::size_t j = 0; j < target_count; ++j) {
-    const math::Modulus& p = to_[j];
-    const uint64_t* weights = punctured_mod_target_.data() + j * source_count;
-    const std::span<uint64_t> out(output_towers[j] + begin, count);
-    for (std::size_t i = 0; i < source_count; ++i) {
-      std::span<const uint64_t> y(scaled + i * count, count);
-      if (from_[i].value() > p.value()) {
-        math::reduce_any(y, {reduced, count}, p);
-        y = {reduced, count};
-      }
-      if (i == 0) {
-        math::mul_scalar_mod(y, weights[i], out, p);
-      } else {
-        math::fma_scalar_mod(y, weights[i], out, out, p);
-      }
-    }
-    if (mode != Mode::approximate) {
-      // alpha < L needs reducing only for a tiny p_j (p_j <= L).
-      std::span<const uint64_t> alpha(alphas, count);
-      if (p.value() <= source_count) {
-        math::reduce_any(alpha, {reduced, count}, p);
-        alpha = {reduced, count};
-      }
-      math::fma_scalar_mod(alpha, neg_product_mod_target_[j], out, out, p);
-    }
+    const math::FixedWeights& weights = with_alpha ? weights_with_alpha_[j] : weights_[j];
+    math::weighted_sum_mod({scaled, (source_count + 1) * count}, count, weights,
+                           {output_towers[j] + begin, count}, input_bits_);
   }
 }
 

@@ -85,6 +85,32 @@ void dot_product_pair(std::span<const std::span<const uint64_t>> x,
                       std::span<const std::span<const uint64_t>> a, std::span<uint64_t> out0,
                       std::span<uint64_t> out1, const Modulus& q,
                       std::optional<Isa> isa = std::nullopt);
+// Weights w_0..w_{k-1} below a modulus q with their Shoup constants, computed
+// once for weighted_sum_mod (base conversion reuses one set per target
+// modulus for every block of coefficients). Throws InvalidArgument if a
+// weight is not below q.
+class FixedWeights {
+ public:
+  FixedWeights(std::vector<uint64_t> weights, const Modulus& q);
+  [[nodiscard]] const Modulus& modulus() const noexcept { return modulus_; }
+  [[nodiscard]] std::span<const uint64_t> weights() const noexcept { return weights_; }
+  [[nodiscard]] std::span<const uint64_t> shoup() const noexcept { return shoup_; }
+
+ private:
+  Modulus modulus_;
+  std::vector<uint64_t> weights_, shoup_;
+};
+
+// Base conversion's inner sum for one modulus: out[c] = sum_i rows[i * stride
+// + c] * w_i mod q for c < out.size(), over the k weights. Row values must be
+// below 2^input_bits (1 <= input_bits <= 61), not necessarily below q: a
+// conversion feeds residues of other primes. Sums are reduced lazily (the
+// avx2 level sums exact double remainders when q and the inputs are below
+// 2^50). Throws MismatchError if rows is too short for k rows of stride >=
+// out.size(), InvalidArgument on a bad input_bits or overlapping out and rows.
+void weighted_sum_mod(std::span<const uint64_t> rows, std::size_t stride,
+                      const FixedWeights& weights, std::span<uint64_t> out, int input_bits,
+                      std::optional<Isa> isa = std::nullopt);
 // out = a mod q for a in [0, 2q), [0, 4q), or any 64-bit value.
 void reduce_from_2q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
                     std::optional<Isa> isa = std::nullopt);

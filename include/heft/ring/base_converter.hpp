@@ -42,8 +42,8 @@
 // with the centered variant.
 //
 // Cost: one vectorised mul_scalar_mod per input tower, then for each target
-// modulus one vectorised multiply-add (Shoup product by (Q/q_i) mod p_j) per
-// input tower, on blocks of coefficients that stay in cache. Work is spread
+// modulus one lazy weighted sum (math::weighted_sum_mod) of the input towers,
+// on blocks of coefficients that stay in cache. Work is spread
 // over blocks with parallel_for; every output is independent of the thread
 // count.
 #pragma once
@@ -53,6 +53,7 @@
 #include <span>
 #include <vector>
 
+#include "heft/math/kernels.hpp"
 #include "heft/ring/rns_base.hpp"
 
 namespace heft::ring {
@@ -100,8 +101,7 @@ class BaseConverter {
                       std::size_t degree, Mode mode) const;
   void convert_poly(const RnsPoly& input, RnsPoly& output, Mode mode) const;
   void convert_block(const uint64_t* input, uint64_t* const* output_towers, std::size_t degree,
-                     std::size_t begin, std::size_t count, Mode mode, uint64_t* scaled,
-                     uint64_t* alphas) const;
+                     std::size_t begin, std::size_t count, Mode mode, uint64_t* scaled) const;
   uint64_t resolve_alpha_exactly(const uint64_t* scaled, std::size_t stride, uint64_t low_candidate,
                                  Mode mode) const;
 
@@ -112,6 +112,10 @@ class BaseConverter {
   std::vector<uint64_t> punctured_mod_target_;
   // (-Q) mod p_j, to subtract alpha*Q.
   std::vector<uint64_t> neg_product_mod_target_;
+  // Row j of punctured_mod_target_ as weights mod p_j, and the same with
+  // (-Q) mod p_j appended for the alpha row; the source moduli's widest bit size.
+  std::vector<math::FixedWeights> weights_, weights_with_alpha_;
+  int input_bits_ = 0;
   // floor(2^128 / q_i) as (high, low): the fixed-point reciprocals for alpha.
   std::vector<uint64_t> reciprocal_hi_;
   std::vector<uint64_t> reciprocal_lo_;

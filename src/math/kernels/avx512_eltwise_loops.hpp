@@ -58,5 +58,39 @@ inline void dot_product_pair_blocked(MulMod mul_mod, FmaMod fma_mod, uint64_t* o
   }
 }
 
+// weighted_sum_mod (see kernel_api.hpp) from a level's reduce_any,
+// mul_scalar_mod and fma_scalar_mod: inputs that may reach q are reduced
+// first, then the weighted rows are accumulated, in chunks that stay in L1.
+template <class ReduceAny, class MulScalar, class FmaScalar, class Modulus>
+inline void weighted_sum_rows(ReduceAny reduce_any, MulScalar mul_scalar_mod,
+                              FmaScalar fma_scalar_mod, uint64_t* out, const uint64_t* y,
+                              size_t stride, const uint64_t* w, const uint64_t* w_shoup, size_t k,
+                              size_t n, uint32_t input_bits, const Modulus& q) {
+  constexpr size_t kChunk = 256;
+  const bool may_reach_q = input_bits >= 64 || (uint64_t{1} << input_bits) > q.value;
+  uint64_t reduced[kChunk];
+  for (size_t first = 0; first < n; first += kChunk) {
+    const size_t count = n - first < kChunk ? n - first : kChunk;
+    uint64_t* target = out + first;
+    if (k == 0) {
+      for (size_t c = 0; c < count; ++c)
+        target[c] = 0;
+      continue;
+    }
+    for (size_t i = 0; i < k; ++i) {
+      const uint64_t* row = y + i * stride + first;
+      if (may_reach_q) {
+        reduce_any(reduced, row, count, q);
+        row = reduced;
+      }
+      if (i == 0) {
+        mul_scalar_mod(target, row, w[i], w_shoup[i], count, q.value);
+      } else {
+        fma_scalar_mod(target, row, w[i], w_shoup[i], target, count, q.value);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace heft::math::kernels

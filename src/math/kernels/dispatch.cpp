@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "heft/math/kernels.hpp"
@@ -293,6 +294,41 @@ void dot_product_pair(std::span<const std::span<const uint64_t>> x,
   choose(isa, q).dot_product_pair(out0.data(), out1.data(), pointers.data(),
                                   pointers.data() + terms, pointers.data() + 2 * terms, terms,
                                   out0.size(), data);
+}
+
+FixedWeights::FixedWeights(std::vector<uint64_t> weights, const Modulus& q)
+    : modulus_(q), weights_(std::move(weights)) {
+  shoup_.reserve(weights_.size());
+  for (const uint64_t w : weights_) {
+    check_scalar_operand(w, q, "FixedWeights");
+    shoup_.push_back(q.shoup(w));
+  }
+}
+
+void weighted_sum_mod(std::span<const uint64_t> rows, std::size_t stride,
+                      const FixedWeights& weights, std::span<uint64_t> out, int input_bits,
+                      std::optional<Isa> isa) {
+  const std::size_t terms = weights.weights().size();
+  if (input_bits < 1 || input_bits > 61) {
+    throw InvalidArgument("weighted_sum_mod: input_bits must be in [1, 61], got " +
+                          std::to_string(input_bits));
+  }
+  if (terms > 0 && stride < out.size()) {
+    throw MismatchError("weighted_sum_mod: the row stride " + std::to_string(stride) +
+                        " is shorter than the output (" + std::to_string(out.size()) + ")");
+  }
+  const std::size_t needed = terms == 0 ? 0 : (terms - 1) * stride + out.size();
+  if (rows.size() < needed) {
+    throw MismatchError("weighted_sum_mod: " + std::to_string(terms) + " rows of stride " +
+                        std::to_string(stride) + " need " + std::to_string(needed) +
+                        " values, got " + std::to_string(rows.size()));
+  }
+  if (overlaps(rows, out)) throw InvalidArgument("weighted_sum_mod: the output overlaps the rows");
+  const Modulus& q = weights.modulus();
+  const kernels::ModulusData data = modulus_data(q);
+  choose(isa, q).weighted_sum_mod(out.data(), rows.data(), stride, weights.weights().data(),
+                                  weights.shoup().data(), terms, out.size(),
+                                  static_cast<uint32_t>(input_bits), data);
 }
 
 }  // namespace heft::math

@@ -81,6 +81,13 @@ struct NttTableData {
   void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,                \
                         const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,  \
                         const ModulusData& q);                                                   \
+  /* Base conversion's sum for one target modulus q: out[c] = sum_{i<k} y[i*stride + c] * w[i]   \
+     mod q for c < n, with fixed weights w[i] < q (w_shoup[i] = floor(w[i] 2^64 / q)) and inputs \
+     below 2^input_bits, input_bits <= 61 (they need not be below q) -> [0, q). out must not     \
+     overlap y. */                                                                               \
+  void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,      \
+                        const uint64_t* w_shoup, size_t k, size_t n, uint32_t input_bits,        \
+                        const ModulusData& q);                                                   \
   /* Reductions to [0, q): from [0, 2q), from [0, 4q), and from any 64-bit word. */              \
   void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                   \
   void reduce_from_4q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                   \
@@ -112,19 +119,20 @@ struct KernelTable {
   decltype(&scalar::reduce_from_4q) reduce_from_4q;
   decltype(&scalar::reduce_any) reduce_any;
   decltype(&scalar::dot_product_pair) dot_product_pair;
+  decltype(&scalar::weighted_sum_mod) weighted_sum_mod;
 };
 
 // The table of level `ns` (a namespace inside heft::math::kernels), for the
 // dispatcher and the tests of the emulated levels.
-#define HEFT_KERNEL_TABLE(ns)                                                                   \
-  ::heft::math::kernels::KernelTable {                                                          \
-#ns, &::heft::math::kernels::ns::ntt_forward, &::heft::math::kernels::ns::ntt_inverse,      \
-        &::heft::math::kernels::ns::add_mod, &::heft::math::kernels::ns::sub_mod,               \
-        &::heft::math::kernels::ns::negate_mod, &::heft::math::kernels::ns::mul_mod,            \
-        &::heft::math::kernels::ns::mul_scalar_mod, &::heft::math::kernels::ns::fma_mod,        \
-        &::heft::math::kernels::ns::fma_scalar_mod, &::heft::math::kernels::ns::reduce_from_2q, \
-        &::heft::math::kernels::ns::reduce_from_4q, &::heft::math::kernels::ns::reduce_any,     \
-        &::heft::math::kernels::ns::dot_product_pair                                            \
+#define HEFT_KERNEL_TABLE(ns)                                                                      \
+  ::heft::math::kernels::KernelTable {                                                             \
+#ns, &::heft::math::kernels::ns::ntt_forward, &::heft::math::kernels::ns::ntt_inverse,         \
+        &::heft::math::kernels::ns::add_mod, &::heft::math::kernels::ns::sub_mod,                  \
+        &::heft::math::kernels::ns::negate_mod, &::heft::math::kernels::ns::mul_mod,               \
+        &::heft::math::kernels::ns::mul_scalar_mod, &::heft::math::kernels::ns::fma_mod,           \
+        &::heft::math::kernels::ns::fma_scalar_mod, &::heft::math::kernels::ns::reduce_from_2q,    \
+        &::heft::math::kernels::ns::reduce_from_4q, &::heft::math::kernels::ns::reduce_any,        \
+        &::heft::math::kernels::ns::dot_product_pair, &::heft::math::kernels::ns::weighted_sum_mod \
   }
 
 }  // namespace heft::math::kernels

@@ -56,7 +56,11 @@ const Evaluator::MultiplyTables& Evaluator::multiply_tables(std::size_t level) c
     q_bits += q.bit_count();
   const int t_bits = 64 - std::countl_zero(t_);
   const int needed = q_bits + t_bits + context_->ciphertext_ring()->log_degree() + 3;
-  constexpr int kAuxBits = 60;
+  // 50-bit primes: below 2^50 the conversions into and out of R and R's NTTs
+  // take the kernels' double-precision paths, several times cheaper per
+  // product than 60-bit integer arithmetic without a 64-bit vector multiplier;
+  // that outweighs the extra tower or two.
+  constexpr int kAuxBits = 50;
   const std::size_t count = static_cast<std::size_t>((needed + kAuxBits - 2) / (kAuxBits - 1));
   std::vector<uint64_t> exclude;
   for (uint64_t q : context_->parameters().ciphertext_moduli)
@@ -212,7 +216,7 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
   const auto extend = [&](const ring::RnsPoly& part) {
     ring::RnsPoly coefficients = part.clone();
     coefficients.intt();
-    ring::RnsPoly out(tables.aux, r_count);
+    auto out = ring::RnsPoly::uninitialized(tables.aux, r_count);  // written in full below
     tables.q_to_r->convert_exact_centered(coefficients, out);
     out.ntt();
     return out;
@@ -240,11 +244,11 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
     d_r[k].intt();
     d_q[k].multiply_scalar(t_);
     d_r[k].multiply_scalar(t_);
-    ring::RnsPoly remainder(tables.aux, r_count);
+    auto remainder = ring::RnsPoly::uninitialized(tables.aux, r_count);
     tables.q_to_r->convert_exact_centered(d_q[k], remainder);
     d_r[k] -= remainder;
     d_r[k].multiply_scalar(tables.inv_q_mod_r);
-    ring::RnsPoly result(context_->ciphertext_ring(), level + 1);
+    auto result = ring::RnsPoly::uninitialized(context_->ciphertext_ring(), level + 1);
     tables.r_to_q->convert_exact_centered(d_r[k], result);
     result.ntt();
     out.parts.push_back(std::move(result));

@@ -422,6 +422,15 @@ HEFT_AVX2_INLINE __m256d product_remainder(__m256d x, __m256d y, const DoubleMod
   return _mm256_add_pd(_mm256_fnmadd_pd(quotient, d.q, h), l);  // xy - Q q, in (-q, q)
 }
 
+// The same for a fixed w with w_over_q = fl(w / q) (see mul_fixed_double).
+HEFT_AVX2_INLINE __m256d product_remainder(__m256d x, __m256d w, __m256d w_over_q,
+                                           const DoubleModulus& d) {
+  const __m256d h = _mm256_mul_pd(x, w);
+  const __m256d l = _mm256_fmsub_pd(x, w, h);
+  const __m256d quotient = round_nearest(_mm256_mul_pd(x, w_over_q));
+  return _mm256_add_pd(_mm256_fnmadd_pd(quotient, d.q, h), l);
+}
+
 // acc - q * round(acc / q) for an integer-valued |acc| < 2^53: exact (the
 // result is a small integer), and at most q/2 plus a rounding slack far below
 // q in magnitude, because fl(acc * fl(1/q)) is within 2^-50 * |acc/q| of acc/q.
@@ -508,6 +517,79 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
       fma_mod(out1 + first, x[j] + first, a[j] + first, out1 + first, count, q);
     }
   }
+}
+
+namespace {
+
+// weighted_sum_mod's double path (q < 2^50, inputs below 2^50), coefficients
+// [first, first + count) with count a multiple of 8. Each product y*w is
+// split as in mul_fixed_double (valid for any y < 2^50, not only y < q: the
+// quotient estimate stays within 3/4 of y w / q < 2^50), its remainder kept
+// as a double in (-q, q) and summed, folded every kTermsPerFold terms as in
+// dot_product_pair. Two vectors per step give independent chains.
+void weighted_sum_double(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,
+                         size_t k, size_t first, size_t count, uint64_t q) {
+  const DoubleModulus d = make_double_modulus(q);
+  constexpr size_t kMaxCachedWeights = 64;
+  DoubleFixed weights[kMaxCachedWeights];
+  const size_t cached = k < kMaxCachedWeights ? k : kMaxCachedWeights;
+  for (size_t i = 0; i < cached; ++i)
+    weights[i] = make_double_fixed(w[i], q);
+  for (size_t c = first; c < first + count; c += 8) {
+    __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd();
+    for (size_t i = 0; i < k; ++i) {
+      const DoubleFixed weight = i < cached ? weights[i] : make_double_fixed(w[i], q);
+      const uint64_t* row = y + i * stride + c;
+      acc0 = _mm256_add_pd(
+          acc0, product_remainder(to_double(loadu(row), d), weight.w, weight.w_over_q, d));
+      acc1 = _mm256_add_pd(
+          acc1, product_remainder(to_double(loadu(row + 4), d), weight.w, weight.w_over_q, d));
+      if (i % kTermsPerFold == kTermsPerFold - 1) {
+        acc0 = fold(acc0, d);
+        acc1 = fold(acc1, d);
+      }
+    }
+    storeu(out + c, finish_sum(acc0, d));
+    storeu(out + c + 4, finish_sum(acc1, d));
+  }
+}
+
+}  // namespace
+
+void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,
+                      const uint64_t* w_shoup, size_t k, size_t n, uint32_t input_bits,
+                      const ModulusData& q) {
+  size_t done = 0;
+  if (k == 0) {
+    for (size_t c = 0; c < n; ++c)
+      out[c] = 0;
+    return;
+  }
+  if (use_double(q.value) && input_bits <= 50) {
+    done = n / 8 * 8;
+    weighted_sum_double(out, y, stride, w, k, 0, done, q.value);
+  } else {
+    // Integer path: Shoup products (any 64-bit input) summed with one
+    // conditional subtraction each.
+    const IntModulus m = make_int_modulus(q.value);
+    constexpr size_t kMaxCachedWeights = 64;
+    ShoupOperand weights[kMaxCachedWeights];
+    const size_t cached = k < kMaxCachedWeights ? k : kMaxCachedWeights;
+    for (size_t i = 0; i < cached; ++i)
+      weights[i] = make_shoup(w[i], w_shoup[i]);
+    for (; done + 4 <= n; done += 4) {
+      __m256i acc = _mm256_setzero_si256();
+      for (size_t i = 0; i < k; ++i) {
+        const ShoupOperand weight = i < cached ? weights[i] : make_shoup(w[i], w_shoup[i]);
+        const __m256i product =
+            reduce_once(mul_shoup_lazy(loadu(y + i * stride + done), weight, m), m.q);
+        acc = reduce_once(_mm256_add_epi64(acc, product), m.q);
+      }
+      storeu(out + done, acc);
+    }
+  }
+  if (done < n)
+    scalar::weighted_sum_mod(out + done, y + done, stride, w, w_shoup, k, n - done, input_bits, q);
 }
 
 void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
