@@ -49,6 +49,30 @@ class ByteSource {
   std::size_t position_ = 1024;
 };
 
+// Buffers exactly `total` 64-bit words of the Prng's stream, read in blocks
+// but in the order (and to the same stream position) that one next_u64() per
+// word would give; wipes them afterwards.
+class WordSource {
+ public:
+  WordSource(Prng& prng, std::size_t total) : prng_(prng), left_(total) {}
+  ~WordSource() { buffer_.wipe(); }
+  uint64_t next() {
+    if (position_ == available_) {
+      available_ = std::min(buffer_.size(), left_);
+      prng_.fill(std::span<uint8_t>(reinterpret_cast<uint8_t*>(buffer_.data()), available_ * 8));
+      position_ = 0;
+    }
+    --left_;
+    return buffer_[position_++];  // little-endian words, as next_u64()
+  }
+
+ private:
+  Prng& prng_;
+  std::size_t left_;
+  AlignedBuffer<uint64_t> buffer_{512};
+  std::size_t available_ = 0, position_ = 0;
+};
+
 // A signed scratch polynomial wiped on every exit path.
 class WipedSigned {
  public:
@@ -105,13 +129,15 @@ void sample_sparse_ternary(Prng& prng, std::size_t hamming_weight, std::span<int
 
 void sample_gaussian(Prng& prng, std::span<int64_t> out) {
   // Signs come from a separate word, 64 at a time: every bit of `draw` is
-  // needed by the table, so none can double as the sign.
+  // needed by the table, so none can double as the sign. Per value: a draw,
+  // then a sign word whenever the previous one is used up.
+  WordSource words(prng, out.size() + (out.size() + 63) / 64);
   uint64_t sign_bits = 0;
   std::size_t signs_left = 0;
   for (int64_t& value : out) {
-    const uint64_t draw = prng.next_u64();
+    const uint64_t draw = words.next();
     if (signs_left == 0) {
-      sign_bits = prng.next_u64();
+      sign_bits = words.next();
       signs_left = 64;
     }
     const uint64_t sign = sign_bits & 1;

@@ -20,9 +20,18 @@ ring::RnsPoly first_towers(const ring::RnsPoly& p, std::size_t towers) {
   return out;
 }
 
+// The first towers of key part k times u (u's tower count), out of place
+// when k has no more towers than u (no copy of the key).
+ring::RnsPoly key_times(const ring::RnsPoly& k, const ring::RnsPoly& u) {
+  if (k.tower_count() == u.tower_count()) return k * u;
+  ring::RnsPoly out = first_towers(k, u.tower_count());
+  out *= u;
+  return out;
+}
+
 ring::RnsPoly gaussian_poly(const Context& context, ring::Prng& prng, std::size_t towers,
                             uint64_t error_scale) {
-  ring::RnsPoly e(context.ciphertext_ring(), towers);
+  auto e = ring::RnsPoly::uninitialized(context.ciphertext_ring(), towers);  // sampled in full
   ring::sample_gaussian(prng, e);
   e.ntt();
   // Skipped at 1 so that CKKS/BFV encryption is unchanged.
@@ -82,15 +91,13 @@ Ciphertext Encryptor::encrypt(const Plaintext& plain) const {
   ct.slots = plain.slots;
   if (public_key_ != nullptr) {
     // (b u + e_0 + m, a u + e_1) with u ternary.
-    ring::RnsPoly u(context_->ciphertext_ring(), towers);
+    auto u = ring::RnsPoly::uninitialized(context_->ciphertext_ring(), towers);  // sampled in full
     ring::sample_ternary(prng, u);
     u.ntt();
-    ring::RnsPoly c0 = first_towers(public_key_->b, towers);
-    c0 *= u;
+    ring::RnsPoly c0 = key_times(public_key_->b, u);
     c0 += gaussian_poly(*context_, prng, towers, error_scale_);
     c0 += plain.poly;
-    ring::RnsPoly c1 = first_towers(public_key_->a, towers);
-    c1 *= u;
+    ring::RnsPoly c1 = key_times(public_key_->a, u);
     c1 += gaussian_poly(*context_, prng, towers, error_scale_);
     c0.mark_public();
     c1.mark_public();
