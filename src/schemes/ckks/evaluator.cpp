@@ -140,7 +140,7 @@ ring::RnsPoly Evaluator::constant_poly(std::complex<double> value, double scale,
   return poly;
 }
 
-void Evaluator::rescale_inplace(Ciphertext& a) const {
+void Evaluator::rescale_into(const Ciphertext& a, Ciphertext& out) const {
   check(a, "rescale");
   const std::size_t level = a.level();
   if (level == 0) {
@@ -153,7 +153,12 @@ void Evaluator::rescale_inplace(Ciphertext& a) const {
   const math::Modulus& last = ring.modulus(level);
   const uint64_t half_last = last.value() >> 1;
   const auto& inv_last = context_->inv_last_prime(level);
-  for (auto& part : a.parts) {
+  const bool in_place = &out == &a;
+  if (!in_place) out.parts.resize(a.parts.size());
+  for (std::size_t p = 0; p < a.parts.size(); ++p) {
+    const ring::RnsPoly& part = a.parts[p];
+    ring::RnsPoly& result = out.parts[p];
+    if (!in_place) result = ring::RnsPoly::uninitialized(part.context(), level, ring::Form::ntt);
     // Rounded division: (c - ([c + h]_{q_l} - h)) / q_l with h = floor(q_l / 2).
     AlignedBuffer<uint64_t> top(n, AlignedBuffer<uint64_t>::Uninitialized{});
     std::copy_n(part.tower(level).begin(), n, top.begin());
@@ -173,20 +178,27 @@ void Evaluator::rescale_inplace(Ciphertext& a) const {
       for (auto& x : lifted)
         x = x - h + (q_value & (0 - static_cast<uint64_t>(x < h)));
       math::ntt_forward(lifted.span(), ring.ntt_tables(t));
-      auto tower = part.tower(t);
-      math::sub_mod(tower, lifted.span(), tower, q);
+      const auto tower = result.tower(t);
+      math::sub_mod(part.tower(t), lifted.span(), tower, q);
       math::mul_scalar_mod(tower, inv_last[t], tower, q);
     });
-    part.drop_last_towers(1);
+    if (in_place) result.drop_last_towers(1);
   }
-  a.scale /= static_cast<double>(last.value());
-  a.needs_rescale = false;
+  if (!in_place) {
+    out.scale = a.scale;
+    out.slots = a.slots;
+  }
+  out.scale /= static_cast<double>(last.value());
+  out.needs_rescale = false;
+}
+
+void Evaluator::rescale_inplace(Ciphertext& a) const {
+  rescale_into(a, a);
 }
 
 Ciphertext Evaluator::rescale(const Ciphertext& a) const {
-  check(a, "rescale");
-  Ciphertext out = a.clone();
-  rescale_inplace(out);
+  Ciphertext out;
+  rescale_into(a, out);
   return out;
 }
 

@@ -115,6 +115,9 @@ class Evaluator {
   [[nodiscard]] ring::RnsPoly constant_poly(std::complex<double> value, double scale,
                                             std::size_t towers) const;
   void check_scale_fits(double scale, std::size_t level, const char* operation) const;
+  // Rescales a into out: out may be a itself (in place) or an empty
+  // ciphertext, which then gets fresh parts without a copy of a's.
+  void rescale_into(const Ciphertext& a, Ciphertext& out) const;
   [[nodiscard]] Ciphertext rotate_single(const Ciphertext& a, uint64_t galois_element,
                                          const rlwe::GaloisKeys& keys) const;
   // X -> X^g of a, given its c1 already decomposed (shared by plain and
