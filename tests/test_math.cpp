@@ -451,6 +451,40 @@ TEST(Eltwise, WeightedSumRefusesBadInput) {
   EXPECT_EQ(out, std::vector<uint64_t>(8, 5));
 }
 
+TEST(Ntt, OutOfPlaceForwardEqualsInPlaceAtEveryLevel) {
+  std::mt19937_64 rng(18);
+  const Isa before = active_isa();
+  for (Isa isa : supported_isas()) {
+    set_isa(isa);
+    for (int bits : {30, 49, 60}) {
+      if (isa == Isa::ifma && bits > 50) continue;
+      for (uint64_t n : {uint64_t{8}, uint64_t{64}, uint64_t{4096}}) {
+        const Modulus q = generate_ntt_primes(bits, n, 1)[0];
+        const NttTables tables(n, q);
+        std::vector<uint64_t> input = random_values(n, 4 * q.value(), rng);  // lazy range
+        input[0] = 4 * q.value() - 1;
+        const std::vector<uint64_t> kept = input;
+        std::vector<uint64_t> in_place = input, output(n, 0);
+        ntt_forward(in_place, tables);
+        ntt_forward(input, output, tables);
+        EXPECT_EQ(output, in_place) << to_string(isa) << " bits=" << bits << " n=" << n;
+        EXPECT_EQ(input, kept);
+        ntt_forward(std::span<const uint64_t>(input), input, tables);  // same array: in place
+        EXPECT_EQ(input, in_place);
+      }
+    }
+  }
+  set_isa(before);
+  const Modulus q = generate_ntt_primes(40, 16, 1)[0];
+  const NttTables tables(16, q);
+  std::vector<uint64_t> both(24, 1);
+  EXPECT_THROW(ntt_forward(std::span<const uint64_t>(both).first(16),
+                           std::span<uint64_t>(both).subspan(8, 16), tables),
+               InvalidArgument);
+  std::vector<uint64_t> short_input(15, 1), output(16, 0);
+  EXPECT_THROW(ntt_forward(short_input, output, tables), MismatchError);
+}
+
 // CI runs this under qemu CPU models with HEFT_EXPECT_ISA set to the level that
 // model must get (Nehalem: scalar, Haswell: avx2), so a dispatcher that picks
 // a level the CPU lacks, or misses one it has, fails here.

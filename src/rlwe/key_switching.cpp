@@ -90,10 +90,10 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c) {
         // not even that when q < 4p, since the NTT accepts inputs in [0, 4p).
         const math::Modulus& q = q_ring.modulus(begin);
         if (q.value() < 4 * table.modulus().value()) {
-          std::copy_n(digit_values.begin(), n, tower.begin());
-        } else {
-          math::reduce_any(digit_values, tower, table.modulus());
+          math::ntt_forward(digit_values, tower, table);  // out of place: no copy
+          return;
         }
+        math::reduce_any(digit_values, tower, table.modulus());
       }
       math::ntt_forward(tower, table);
     });

@@ -160,6 +160,21 @@ void ntt_forward(std::span<uint64_t> values, const NttTables& tables) {
   active_table(tables.modulus().value()).ntt_forward(values.data(), tables.data());
 }
 
+void ntt_forward(std::span<const uint64_t> input, std::span<uint64_t> output,
+                 const NttTables& tables) {
+  check_ntt_span(output, tables, "ntt_forward");
+  if (input.size() != output.size()) {
+    throw MismatchError("ntt_forward: input has " + std::to_string(input.size()) +
+                        " values but the output has " + std::to_string(output.size()));
+  }
+  if (input.data() != output.data() && input.data() < output.data() + output.size() &&
+      output.data() < input.data() + input.size()) {
+    throw InvalidArgument("ntt_forward: input and output overlap without being the same array");
+  }
+  active_table(tables.modulus().value())
+      .ntt_forward_from(output.data(), input.data(), tables.data());
+}
+
 void ntt_inverse(std::span<uint64_t> values, const NttTables& tables) {
   check_ntt_span(values, tables, "ntt_inverse");
   active_table(tables.modulus().value()).ntt_inverse(values.data(), tables.data());

@@ -55,6 +55,8 @@ struct NttTableData {
   /* Forward negacyclic NTT in place: natural order in [0, 4q) -> bit-reversed order in [0, q).  \
      Output index k holds a(psi^(2 brv(k) + 1)). */                                              \
   void ntt_forward(uint64_t* values, const NttTableData& table);                                 \
+  /* The same out of place: out = NTT(in), in untouched (in == out allowed). */                  \
+  void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table);           \
   /* Inverse NTT in place (includes the 1/N factor): bit-reversed order in [0, 2q) ->            \
      natural order in [0, q). */                                                                 \
   void ntt_inverse(uint64_t* values, const NttTableData& table);                                 \
@@ -108,6 +110,7 @@ struct KernelTable {
   const char* name;
   decltype(&scalar::ntt_forward) ntt_forward;
   decltype(&scalar::ntt_inverse) ntt_inverse;
+  decltype(&scalar::ntt_forward_from) ntt_forward_from;
   decltype(&scalar::add_mod) add_mod;
   decltype(&scalar::sub_mod) sub_mod;
   decltype(&scalar::negate_mod) negate_mod;
@@ -124,15 +127,16 @@ struct KernelTable {
 
 // The table of level `ns` (a namespace inside heft::math::kernels), for the
 // dispatcher and the tests of the emulated levels.
-#define HEFT_KERNEL_TABLE(ns)                                                                      \
-  ::heft::math::kernels::KernelTable {                                                             \
-#ns, &::heft::math::kernels::ns::ntt_forward, &::heft::math::kernels::ns::ntt_inverse,         \
-        &::heft::math::kernels::ns::add_mod, &::heft::math::kernels::ns::sub_mod,                  \
-        &::heft::math::kernels::ns::negate_mod, &::heft::math::kernels::ns::mul_mod,               \
-        &::heft::math::kernels::ns::mul_scalar_mod, &::heft::math::kernels::ns::fma_mod,           \
-        &::heft::math::kernels::ns::fma_scalar_mod, &::heft::math::kernels::ns::reduce_from_2q,    \
-        &::heft::math::kernels::ns::reduce_from_4q, &::heft::math::kernels::ns::reduce_any,        \
-        &::heft::math::kernels::ns::dot_product_pair, &::heft::math::kernels::ns::weighted_sum_mod \
+#define HEFT_KERNEL_TABLE(ns)                                                                   \
+  ::heft::math::kernels::KernelTable {                                                          \
+#ns, &::heft::math::kernels::ns::ntt_forward, &::heft::math::kernels::ns::ntt_inverse,      \
+        &::heft::math::kernels::ns::ntt_forward_from, &::heft::math::kernels::ns::add_mod,      \
+        &::heft::math::kernels::ns::sub_mod, &::heft::math::kernels::ns::negate_mod,            \
+        &::heft::math::kernels::ns::mul_mod, &::heft::math::kernels::ns::mul_scalar_mod,        \
+        &::heft::math::kernels::ns::fma_mod, &::heft::math::kernels::ns::fma_scalar_mod,        \
+        &::heft::math::kernels::ns::reduce_from_2q, &::heft::math::kernels::ns::reduce_from_4q, \
+        &::heft::math::kernels::ns::reduce_any, &::heft::math::kernels::ns::dot_product_pair,   \
+        &::heft::math::kernels::ns::weighted_sum_mod                                            \
   }
 
 }  // namespace heft::math::kernels
