@@ -117,6 +117,7 @@ class IntArith {
 
   static Vec load(const uint64_t* p) { return loadu(p); }
   static void store(uint64_t* p, Vec v) { storeu(p, v); }
+  static Vec load_forward_input(const uint64_t* p) { return loadu(p); }
   static Vec load_inverse_input(const uint64_t* p) { return loadu(p); }
 
   // W*y mod q in [0, 4q) for any 64-bit y: Shoup's method with a quotient
@@ -408,18 +409,32 @@ HEFT_AVX2_INLINE void inverse_first_three(uint64_t* v, uint64_t k, const NttTabl
 }
 
 // One radix-2 stage with t >= 8: m groups of 2t values, two vectors of each
-// half per iteration.
-template <bool kForward, typename Arith>
+// half per iteration. kFirstPass: the forward transform's first stage, which
+// reads the caller's input (possibly another array) through
+// load_forward_input, so the double path converts to doubles on the way
+// instead of in a pass of its own.
+template <bool kForward, bool kFirstPass = false, typename Arith>
 void radix2_stage(uint64_t* values, uint64_t m, uint64_t t, const uint64_t* roots,
-                  const uint64_t* shoup, const uint64_t* shoup52, const Arith& arith) {
+                  const uint64_t* shoup, const uint64_t* shoup52, const Arith& arith,
+                  const uint64_t* input = nullptr) {
   using Vec = typename Arith::Vec;
+  const uint64_t* source = kFirstPass ? input : values;
+  const auto load = [&](const uint64_t* p) {
+    if constexpr (kFirstPass) {
+      return arith.load_forward_input(p);
+    } else {
+      return Arith::load(p);
+    }
+  };
   for (uint64_t i = 0; i < m; ++i) {
     const auto w = arith.broadcast(roots, shoup, shoup52, m + i);
     uint64_t* x = values + 2 * i * t;
     uint64_t* y = x + t;
+    const uint64_t* x_in = source + 2 * i * t;
+    const uint64_t* y_in = x_in + t;
     for (uint64_t j = 0; j < t; j += 8) {
-      Vec x0 = Arith::load(x + j), x1 = Arith::load(x + j + 4);
-      Vec y0 = Arith::load(y + j), y1 = Arith::load(y + j + 4);
+      Vec x0 = load(x_in + j), x1 = load(x_in + j + 4);
+      Vec y0 = load(y_in + j), y1 = load(y_in + j + 4);
       if (kForward) {
         arith.forward(x0, y0, w);
         arith.forward(x1, y1, w);
@@ -435,12 +450,21 @@ void radix2_stage(uint64_t* values, uint64_t m, uint64_t t, const uint64_t* root
   }
 }
 
+// NTT of `input` into `values` (the same array for an in-place transform).
 template <typename Arith>
-void forward_transform(uint64_t* values, const NttTableData& table, const uint64_t* shoup52,
-                       const Arith& arith) {
+void forward_transform(uint64_t* values, const uint64_t* input, const NttTableData& table,
+                       const uint64_t* shoup52, const Arith& arith) {
   const uint64_t n = table.degree;
-  uint64_t m = 1;
-  for (uint64_t t = n >> 1; t >= 8; m <<= 1, t >>= 1) {
+  uint64_t m = 1, t = n >> 1;
+  if (t >= 8) {
+    radix2_stage<true, true>(values, m, t, table.roots, table.roots_shoup, shoup52, arith, input);
+    m <<= 1;
+    t >>= 1;
+  } else {
+    for (uint64_t j = 0; j < n; j += 4)
+      Arith::store(values + j, arith.load_forward_input(input + j));
+  }
+  for (; t >= 8; m <<= 1, t >>= 1) {
     radix2_stage<true>(values, m, t, table.roots, table.roots_shoup, shoup52, arith);
   }
   // The fused tail, four blocks of 8 at a time where there are that many.
@@ -486,37 +510,18 @@ bool use_double(const NttTableData& table) {
 }  // namespace
 
 void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
-  const uint64_t n = table.degree;
+  const uint64_t q = table.modulus.value;
   if (use_double(table)) {
-    // The double path starts with a conversion pass anyway: it reads `in`.
-    const DoubleArith arith(table);
-    for (uint64_t j = 0; j < n; j += 4) {
-      DoubleArith::store(out + j, arith.load_forward_input(in + j));
-    }
-    forward_transform(out, table, table.roots_shoup52, arith);
-    return;
+    forward_transform(out, in, table, table.roots_shoup52, DoubleArith(table));
+  } else if (q < (uint64_t{1} << 60)) {
+    forward_transform(out, in, table, nullptr, IntArith<true>(table));
+  } else {
+    forward_transform(out, in, table, nullptr, IntArith<false>(table));
   }
-  if (out != in) {
-    for (uint64_t j = 0; j < n; j += 4)
-      storeu(out + j, loadu(in + j));
-  }
-  ntt_forward(out, table);
 }
 
 void ntt_forward(uint64_t* values, const NttTableData& table) {
-  const uint64_t n = table.degree;
-  const uint64_t q = table.modulus.value;
-  if (use_double(table)) {
-    const DoubleArith arith(table);
-    for (uint64_t j = 0; j < n; j += 4) {
-      DoubleArith::store(values + j, arith.load_forward_input(values + j));
-    }
-    forward_transform(values, table, table.roots_shoup52, arith);
-  } else if (q < (uint64_t{1} << 60)) {
-    forward_transform(values, table, nullptr, IntArith<true>(table));
-  } else {
-    forward_transform(values, table, nullptr, IntArith<false>(table));
-  }
+  ntt_forward_from(values, values, table);
 }
 
 void ntt_inverse(uint64_t* values, const NttTableData& table) {
