@@ -484,6 +484,88 @@ void dot_product_pair_double_block(uint64_t* out0, uint64_t* out1, const uint64_
   }
 }
 
+// ---- dot_product_pair's integer path (q >= 2^50) ----
+//
+// Lane sums of 64 x 64-bit products kept as 128-bit (hi, lo) pairs, reduced
+// once per fold instead of once per product. With products below q^2 and at
+// most F = floor(2^63 / q) of them on a reduced carry-in, S = hi 2^64 + lo
+// has hi < q/2 + 1, and S = hi (2^64 mod q) + lo (mod q) is below
+// q^2/2 + q + 2^64 < 2^(2L) for q of L >= 34 bits, the range barrett_reduce
+// takes.
+struct WideSum {
+  __m256i hi, lo;
+};
+
+HEFT_AVX2_INLINE void add_wide(WideSum& sum, __m256i hi, __m256i lo) {
+  const __m256i sign = set1(uint64_t{1} << 63);
+  const __m256i new_lo = _mm256_add_epi64(sum.lo, lo);
+  // Carry out of the low words: new_lo < lo as unsigned (compare with the
+  // sign bits flipped); the mask is -1 where it carried.
+  const __m256i carry =
+      _mm256_cmpgt_epi64(_mm256_xor_si256(lo, sign), _mm256_xor_si256(new_lo, sign));
+  sum.hi = _mm256_sub_epi64(_mm256_add_epi64(sum.hi, hi), carry);
+  sum.lo = new_lo;
+}
+
+HEFT_AVX2_INLINE __m256i reduce_wide(const WideSum& sum, __m256i two64_mod_q,
+                                     const BarrettModulus& b) {
+  WideSum folded{_mm256_setzero_si256(), sum.lo};
+  __m256i hi, lo;
+  mul_wide(sum.hi, two64_mod_q, hi, lo);  // hi < 2^62 and 2^64 mod q < q
+  add_wide(folded, hi, lo);
+  return barrett_reduce(folded.hi, folded.lo, b);
+}
+
+void dot_product_pair_wide_block(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
+                                 const uint64_t* const* b, const uint64_t* const* a, size_t k,
+                                 size_t first, size_t count, const ModulusData& q) {
+  constexpr size_t kBlock = 256;  // four 2 KB accumulator arrays stay in L1
+  alignas(32) uint64_t hi0[kBlock], lo0[kBlock], hi1[kBlock], lo1[kBlock];
+  const BarrettModulus barrett = make_barrett(q);
+  const __m256i two64_mod_q = set1(0 - q.barrett64 * q.value);  // 2^64 - floor(2^64/q) q
+  const size_t terms_per_fold = (uint64_t{1} << 63) / q.value;  // >= 4 for q < 2^61
+  for (size_t start = 0; start < count; start += kBlock) {
+    const size_t size = count - start < kBlock ? count - start : kBlock;
+    for (size_t j = 0; j < k; ++j) {
+      const uint64_t* xj = x[j] + first + start;
+      const uint64_t* bj = b[j] + first + start;
+      const uint64_t* aj = a[j] + first + start;
+      const bool fold_now = (j + 1) % terms_per_fold == 0;
+      for (size_t i = 0; i < size; i += 4) {
+        WideSum sum0{_mm256_setzero_si256(), _mm256_setzero_si256()}, sum1 = sum0;
+        if (j != 0) {
+          sum0 = {_mm256_load_si256(reinterpret_cast<const __m256i*>(hi0 + i)),
+                  _mm256_load_si256(reinterpret_cast<const __m256i*>(lo0 + i))};
+          sum1 = {_mm256_load_si256(reinterpret_cast<const __m256i*>(hi1 + i)),
+                  _mm256_load_si256(reinterpret_cast<const __m256i*>(lo1 + i))};
+        }
+        const __m256i xv = loadu(xj + i);
+        __m256i hi, lo;
+        mul_wide(xv, loadu(bj + i), hi, lo);
+        add_wide(sum0, hi, lo);
+        mul_wide(xv, loadu(aj + i), hi, lo);
+        add_wide(sum1, hi, lo);
+        if (fold_now) {
+          sum0 = {_mm256_setzero_si256(), reduce_wide(sum0, two64_mod_q, barrett)};
+          sum1 = {_mm256_setzero_si256(), reduce_wide(sum1, two64_mod_q, barrett)};
+        }
+        _mm256_store_si256(reinterpret_cast<__m256i*>(hi0 + i), sum0.hi);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(lo0 + i), sum0.lo);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(hi1 + i), sum1.hi);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(lo1 + i), sum1.lo);
+      }
+    }
+    for (size_t i = 0; i < size; i += 4) {
+      const WideSum sum0{_mm256_load_si256(reinterpret_cast<const __m256i*>(hi0 + i)),
+                         _mm256_load_si256(reinterpret_cast<const __m256i*>(lo0 + i))};
+      const WideSum sum1{_mm256_load_si256(reinterpret_cast<const __m256i*>(hi1 + i)),
+                         _mm256_load_si256(reinterpret_cast<const __m256i*>(lo1 + i))};
+      storeu(out0 + first + start + i, reduce_wide(sum0, two64_mod_q, barrett));
+      storeu(out1 + first + start + i, reduce_wide(sum1, two64_mod_q, barrett));
+    }
+  }
+}
+
 }  // namespace
 
 void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
@@ -505,9 +587,12 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
         break;
       }
     }
+  } else if (q.value >= kDoubleModulusBound) {
+    first = n / 4 * 4;
+    dot_product_pair_wide_block(out0, out1, x, b, a, k, 0, first, q);
   }
-  // The integer path (q >= 2^50), and the last n mod 4 coefficients: this
-  // level's products blockwise.
+  // The last n mod 4 coefficients (and small moduli when the rounding mode
+  // rules out doubles): this level's products blockwise.
   for (; first < n; first += kDotBlock) {
     const size_t count = n - first < kDotBlock ? n - first : kDotBlock;
     mul_mod(out0 + first, x[0] + first, b[0] + first, count, q);
