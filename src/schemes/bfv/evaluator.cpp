@@ -13,6 +13,7 @@
 #include "heft/ring/poly_context.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/key_switching.hpp"
+#include "heft/rlwe/modulus_switching.hpp"
 #include "heft/schemes/plaintext_lift.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
@@ -317,27 +318,14 @@ Ciphertext Evaluator::mod_switch_to_next(const Ciphertext& a) const {
   if (level == 0) {
     throw InvalidArgument("mod_switch_to_next: the ciphertext is at level 0; no prime to drop");
   }
-  const std::vector<uint64_t>& inv_last = context_->inv_last_prime(level);
-  Ciphertext out = a.clone();
-  for (auto& part : out.parts) {
-    part.intt();
-    const math::Modulus& last = part.modulus(level);
-    const auto last_tower = part.tower(level);
-    // round(c / q_l) = (c - [c]_{q_l} centred) / q_l, tower by tower.
-    parallel_for(0, level, [&](std::size_t i) {
-      const math::Modulus& q = part.modulus(i);
-      const uint64_t last_mod_q = q.reduce(last.value());
-      auto tower = part.tower(i);
-      for (std::size_t k = 0; k < tower.size(); ++k) {
-        const uint64_t v = last_tower[k];
-        const uint64_t centred =
-            v > last.value() / 2 ? q.sub(q.reduce(v), last_mod_q) : q.reduce(v);
-        tower[k] = q.mul(q.sub(tower[k], centred), inv_last[i]);
-      }
-    });
-    part.drop_last_towers(1);
-    part.ntt();
-  }
+  Ciphertext out;
+  out.scale = a.scale;
+  out.slots = a.slots;
+  out.parts.resize(a.parts.size());
+  // round(c / q_l) part by part (the scaled plaintext Delta m keeps its
+  // ratio to the new modulus up to rounding).
+  for (std::size_t p = 0; p < a.parts.size(); ++p)
+    rlwe::divide_by_last_prime(*context_, a.parts[p], out.parts[p]);
   return out;
 }
 

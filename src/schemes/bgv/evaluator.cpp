@@ -9,6 +9,7 @@
 #include "heft/math/kernels.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/key_switching.hpp"
+#include "heft/rlwe/modulus_switching.hpp"
 #include "heft/schemes/bgv/encryptor.hpp"
 #include "heft/util/error.hpp"
 
@@ -51,31 +52,12 @@ void Evaluator::multiply_by_constant(Ciphertext& a, uint64_t value) const {
 
 void Evaluator::mod_switch_inplace(Ciphertext& a) const {
   const std::size_t level = a.level();
-  const auto& ring = context_->ciphertext_ring();
-  const math::Modulus& last = ring->modulus(level);
-  const uint64_t t_inverse = last.inverse(last.reduce(t_.value()));
-  const uint64_t half = last.value() / 2;
-  const std::size_t n = context_->degree();
-  std::vector<uint64_t> coefficients(n);
-  std::vector<int64_t> y(n);
-  for (auto& part : a.ct.parts) {
-    // y = [c * t^-1]_{q_l} centered, so delta = t y is c mod q_l, 0 mod t, small.
-    const auto tower = part.tower(level);
-    std::copy(tower.begin(), tower.end(), coefficients.begin());
-    math::ntt_inverse(coefficients, ring->ntt_tables(level));
-    for (std::size_t i = 0; i < n; ++i) {
-      const uint64_t v = last.mul(coefficients[i], t_inverse);
-      y[i] = v > half ? -static_cast<int64_t>(last.value() - v) : static_cast<int64_t>(v);
-    }
-    ring::RnsPoly delta(ring, level);
-    delta.set_coefficients(y);
-    delta.ntt();
-    delta.multiply_scalar(t_.value());
-    part.drop_last_towers(1);
-    part -= delta;
-    part.multiply_scalar(context_->inv_last_prime(level));
-  }
-  // The plaintext is now m' * q_l^-1; the correction multiplies it back.
+  const math::Modulus& last = context_->ciphertext_ring()->modulus(level);
+  // (c - t y) / q_l with y = [c t^-1]_{q_l} centred: t y is c mod q_l, 0 mod
+  // t and small, so the plaintext becomes m * q_l^-1 mod t.
+  for (auto& part : a.ct.parts)
+    rlwe::divide_by_last_prime(*context_, part, part, t_.value());
+  // The correction multiplies the plaintext back.
   a.correction = t_.mul(a.correction, t_.reduce(last.value()));
 }
 

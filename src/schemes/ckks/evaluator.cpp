@@ -8,6 +8,7 @@
 #include "heft/math/kernels.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/key_switching.hpp"
+#include "heft/rlwe/modulus_switching.hpp"
 #include "heft/util/aligned_buffer.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
@@ -148,47 +149,16 @@ void Evaluator::rescale_into(const Ciphertext& a, Ciphertext& out) const {
         "rescale: the ciphertext is at level 0, no prime left to divide by "
         "(multiplicative depth exhausted)");
   }
-  const std::size_t n = context_->degree();
-  const auto& ring = *context_->ciphertext_ring();
-  const math::Modulus& last = ring.modulus(level);
-  const uint64_t half_last = last.value() >> 1;
-  const auto& inv_last = context_->inv_last_prime(level);
+  const double last = static_cast<double>(context_->ciphertext_ring()->modulus(level).value());
   const bool in_place = &out == &a;
   if (!in_place) out.parts.resize(a.parts.size());
-  for (std::size_t p = 0; p < a.parts.size(); ++p) {
-    const ring::RnsPoly& part = a.parts[p];
-    ring::RnsPoly& result = out.parts[p];
-    if (!in_place) result = ring::RnsPoly::uninitialized(part.context(), level, ring::Form::ntt);
-    // Rounded division: (c - ([c + h]_{q_l} - h)) / q_l with h = floor(q_l / 2).
-    AlignedBuffer<uint64_t> top(n, AlignedBuffer<uint64_t>::Uninitialized{});
-    std::copy_n(part.tower(level).begin(), n, top.begin());
-    math::ntt_inverse(top.span(), ring.ntt_tables(level));
-    // Branch-free modular add and subtract (the compiler vectorises these
-    // loops; Modulus::add / sub per element cost a fifth of a rescale).
-    const uint64_t last_value = last.value();
-    for (auto& x : top) {
-      const uint64_t sum = x + half_last;
-      x = sum - (last_value & (0 - static_cast<uint64_t>(sum >= last_value)));
-    }
-    parallel_for(0, level, [&](std::size_t t) {
-      const math::Modulus& q = ring.modulus(t);
-      AlignedBuffer<uint64_t> lifted(n, AlignedBuffer<uint64_t>::Uninitialized{});
-      math::reduce_any(top.span(), lifted.span(), q);
-      const uint64_t h = q.reduce(half_last), q_value = q.value();
-      for (auto& x : lifted)
-        x = x - h + (q_value & (0 - static_cast<uint64_t>(x < h)));
-      math::ntt_forward(lifted.span(), ring.ntt_tables(t));
-      const auto tower = result.tower(t);
-      math::sub_mod(part.tower(t), lifted.span(), tower, q);
-      math::mul_scalar_mod(tower, inv_last[t], tower, q);
-    });
-    if (in_place) result.drop_last_towers(1);
-  }
+  for (std::size_t p = 0; p < a.parts.size(); ++p)
+    rlwe::divide_by_last_prime(*context_, a.parts[p], out.parts[p]);
   if (!in_place) {
     out.scale = a.scale;
     out.slots = a.slots;
   }
-  out.scale /= static_cast<double>(last.value());
+  out.scale /= last;
   out.needs_rescale = false;
 }
 
