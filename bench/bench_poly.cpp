@@ -1,7 +1,8 @@
 // bench_poly: polynomial kernels, named to line up with OpenFHE's poly-benchmark
 // (Native_* on one prime, DCRT_* on several towers) plus per-ISA kernel rows
 // NTT_fwd/<isa>/<N>/<qbits>, NTT_inv/..., MulMod/..., AddMod/..., FmaMod/...,
-// and DotPair/<isa>/16384/<qbits>/terms:8 (key switching's inner product).
+// DotPair/<isa>/16384/<qbits>/terms:8 (key switching's inner product) and
+// WeightedSum/<isa>/16384/<qbits>/terms:9 (base conversion's inner sum).
 //
 // Run single-threaded for comparisons with ../shared/ANCHORS.md:
 //   HEFT_NUM_THREADS=1 build/bench/bench_poly --benchmark_repetitions=5 \
@@ -116,6 +117,32 @@ void register_kernel_rows() {
                 heft::AlignedBuffer<uint64_t> out0(n), out1(n);
                 for (auto _ : state) {
                   heft::math::dot_product_pair(x, b, a, out0.span(), out1.span(), q, isa);
+                  benchmark::ClobberMemory();
+                }
+                set_items(state, n * kTerms);
+              })
+              ->Unit(benchmark::kMicrosecond);
+        }
+        if (n == 16384) {
+          // Base conversion's inner sum: 9 source rows of a 256-coefficient
+          // block (as BaseConverter feeds it, all in L1), one target, swept
+          // over the polynomial.
+          benchmark::RegisterBenchmark(
+              ("WeightedSum" + suffix + "/terms:9").c_str(),
+              [=](benchmark::State& state) {
+                constexpr std::size_t kTerms = 9, kBlock = 256;
+                const Modulus q = heft::math::generate_ntt_primes(bits, n, 1)[0];
+                const auto rows = random_vector(kTerms * kBlock, q.value(), 40);
+                std::vector<uint64_t> weights(kTerms);
+                for (std::size_t i = 0; i < kTerms; ++i)
+                  weights[i] = q.value() - 1 - i;
+                const heft::math::FixedWeights fixed(weights, q);
+                heft::AlignedBuffer<uint64_t> out(n);
+                for (auto _ : state) {
+                  for (std::size_t first = 0; first < n; first += kBlock) {
+                    heft::math::weighted_sum_mod(rows.span(), kBlock, fixed,
+                                                 out.span().subspan(first, kBlock), bits, isa);
+                  }
                   benchmark::ClobberMemory();
                 }
                 set_items(state, n * kTerms);

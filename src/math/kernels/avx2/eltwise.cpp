@@ -607,11 +607,11 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
 namespace {
 
 // weighted_sum_mod's double path (q < 2^50, inputs below 2^50), coefficients
-// [first, first + count) with count a multiple of 8. Each product y*w is
+// [first, first + count) with count a multiple of 16. Each product y*w is
 // split as in mul_fixed_double (valid for any y < 2^50, not only y < q: the
 // quotient estimate stays within 3/4 of y w / q < 2^50), its remainder kept
 // as a double in (-q, q) and summed, folded every kTermsPerFold terms as in
-// dot_product_pair. Two vectors per step give independent chains.
+// dot_product_pair.
 void weighted_sum_double(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,
                          size_t k, size_t first, size_t count, uint64_t q) {
   const DoubleModulus d = make_double_modulus(q);
@@ -620,22 +620,27 @@ void weighted_sum_double(uint64_t* out, const uint64_t* y, size_t stride, const 
   const size_t cached = k < kMaxCachedWeights ? k : kMaxCachedWeights;
   for (size_t i = 0; i < cached; ++i)
     weights[i] = make_double_fixed(w[i], q);
-  for (size_t c = first; c < first + count; c += 8) {
-    __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd();
+  // Four vectors (16 coefficients) per step: four independent accumulator
+  // chains, so the out-of-order core overlaps their additions.
+  constexpr int kVectors = 4;
+  for (size_t c = first; c < first + count; c += 4 * kVectors) {
+    __m256d acc[kVectors];
+    for (int v = 0; v < kVectors; ++v)
+      acc[v] = _mm256_setzero_pd();
     for (size_t i = 0; i < k; ++i) {
       const DoubleFixed weight = i < cached ? weights[i] : make_double_fixed(w[i], q);
       const uint64_t* row = y + i * stride + c;
-      acc0 = _mm256_add_pd(
-          acc0, product_remainder(to_double(loadu(row), d), weight.w, weight.w_over_q, d));
-      acc1 = _mm256_add_pd(
-          acc1, product_remainder(to_double(loadu(row + 4), d), weight.w, weight.w_over_q, d));
+      for (int v = 0; v < kVectors; ++v) {
+        acc[v] = _mm256_add_pd(acc[v], product_remainder(to_double(loadu(row + 4 * v), d), weight.w,
+                                                         weight.w_over_q, d));
+      }
       if (i % kTermsPerFold == kTermsPerFold - 1) {
-        acc0 = fold(acc0, d);
-        acc1 = fold(acc1, d);
+        for (int v = 0; v < kVectors; ++v)
+          acc[v] = fold(acc[v], d);
       }
     }
-    storeu(out + c, finish_sum(acc0, d));
-    storeu(out + c + 4, finish_sum(acc1, d));
+    for (int v = 0; v < kVectors; ++v)
+      storeu(out + c + 4 * v, finish_sum(acc[v], d));
   }
 }
 
@@ -651,7 +656,7 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
     return;
   }
   if (use_double(q.value) && input_bits <= 50) {
-    done = n / 8 * 8;
+    done = n / 16 * 16;
     weighted_sum_double(out, y, stride, w, k, 0, done, q.value);
   } else {
     // Integer path: Shoup products (any 64-bit input) summed with one
