@@ -57,19 +57,24 @@ const Evaluator::MultiplyTables& Evaluator::multiply_tables(std::size_t level) c
     q_bits += q.bit_count();
   const int t_bits = 64 - std::countl_zero(t_);
   const int needed = q_bits + t_bits + context_->ciphertext_ring()->log_degree() + 3;
-  // 50-bit primes: below 2^50 the conversions into and out of R and R's NTTs
-  // take the kernels' double-precision paths, several times cheaper per
-  // product than 60-bit integer arithmetic without a 64-bit vector multiplier;
-  // that outweighs the extra tower or two.
-  constexpr int kAuxBits = 50;
-  const std::size_t count = static_cast<std::size_t>((needed + kAuxBits - 2) / (kAuxBits - 1));
+  // Primes below 2^50 when Q's are: every conversion into and out of R and
+  // R's NTTs then take the kernels' double-precision paths, several times
+  // cheaper per product than 60-bit integer arithmetic without a 64-bit vector
+  // multiplier, which outweighs the extra tower or two. With wider primes in
+  // Q the conversions take the integer paths anyway, and 60-bit primes keep R
+  // to the fewest towers.
+  bool q_fits_doubles = true;
+  for (const auto& q : q_base.moduli())
+    q_fits_doubles = q_fits_doubles && q.value() < (uint64_t{1} << 50);
+  const int aux_bits = q_fits_doubles ? 50 : 60;
+  const std::size_t count = static_cast<std::size_t>((needed + aux_bits - 2) / (aux_bits - 1));
   std::vector<uint64_t> exclude;
   for (uint64_t q : context_->parameters().ciphertext_moduli)
     exclude.push_back(q);
   for (uint64_t p : context_->parameters().special_moduli)
     exclude.push_back(p);
   exclude.push_back(t_);
-  auto primes = math::generate_ntt_primes(kAuxBits, context_->degree(), count, exclude);
+  auto primes = math::generate_ntt_primes(aux_bits, context_->degree(), count, exclude);
   auto tables = std::make_unique<MultiplyTables>();
   ring::RnsBase r_base(primes);
   tables->aux = ring::PolyContext::create(context_->degree(), r_base);
