@@ -451,7 +451,7 @@ TEST(Eltwise, WeightedSumRefusesBadInput) {
   EXPECT_EQ(out, std::vector<uint64_t>(8, 5));
 }
 
-TEST(Ntt, OutOfPlaceForwardEqualsInPlaceAtEveryLevel) {
+TEST(Ntt, OutOfPlaceTransformsEqualInPlaceAtEveryLevel) {
   std::mt19937_64 rng(18);
   const Isa before = active_isa();
   for (Isa isa : supported_isas()) {
@@ -471,6 +471,15 @@ TEST(Ntt, OutOfPlaceForwardEqualsInPlaceAtEveryLevel) {
         EXPECT_EQ(input, kept);
         ntt_forward(std::span<const uint64_t>(input), input, tables);  // same array: in place
         EXPECT_EQ(input, in_place);
+        // Inverse, from the lazy range [0, 2q) of its contract.
+        std::vector<uint64_t> spectrum = random_values(n, 2 * q.value(), rng);
+        spectrum[1] = 2 * q.value() - 1;
+        const std::vector<uint64_t> spectrum_kept = spectrum;
+        std::vector<uint64_t> inverse_in_place = spectrum, inverse_output(n, 0);
+        ntt_inverse(inverse_in_place, tables);
+        ntt_inverse(spectrum, inverse_output, tables);
+        EXPECT_EQ(inverse_output, inverse_in_place) << to_string(isa) << " bits=" << bits;
+        EXPECT_EQ(spectrum, spectrum_kept);
       }
     }
   }
@@ -483,6 +492,10 @@ TEST(Ntt, OutOfPlaceForwardEqualsInPlaceAtEveryLevel) {
                InvalidArgument);
   std::vector<uint64_t> short_input(15, 1), output(16, 0);
   EXPECT_THROW(ntt_forward(short_input, output, tables), MismatchError);
+  EXPECT_THROW(ntt_inverse(short_input, output, tables), MismatchError);
+  EXPECT_THROW(ntt_inverse(std::span<const uint64_t>(both).first(16),
+                           std::span<uint64_t>(both).subspan(8, 16), tables),
+               InvalidArgument);
 }
 
 // CI runs this under qemu CPU models with HEFT_EXPECT_ISA set to the level that

@@ -79,6 +79,23 @@ TEST(RnsPoly, UninitializedHasTheShapeAndChecksOfTheConstructor) {
   EXPECT_THROW((void)RnsPoly::uninitialized(nullptr, 1), InvalidArgument);
 }
 
+TEST(RnsPoly, CoefficientFormIsAnInverseTransformedCopy) {
+  const auto context = make_context(64, 3, 50);
+  std::mt19937_64 rng(9);
+  RnsPoly a(context, 3, Form::ntt);
+  fill_random(a, rng);
+  a.mark_secret();
+  const RnsPoly kept = a.clone();
+  RnsPoly expected = a.clone();
+  expected.intt();
+  const RnsPoly copy = a.coefficient_form();
+  EXPECT_TRUE(copy == expected);
+  EXPECT_TRUE(copy.is_secret());
+  EXPECT_TRUE(a == kept);                                // the source keeps its form and values
+  EXPECT_TRUE(expected.coefficient_form() == expected);  // already coefficients: a clone
+  EXPECT_THROW((void)RnsPoly().coefficient_form(), InvalidArgument);
+}
+
 TEST(RnsPoly, MoveIsCheapAndCloneIsDeep) {
   const auto context = make_context(16, 2, 40);
   std::mt19937_64 rng(1);

@@ -209,6 +209,17 @@ void RnsPoly::intt() {
   form_ = Form::coefficient;
 }
 
+RnsPoly RnsPoly::coefficient_form() const {
+  require_not_empty("coefficient_form");
+  if (form_ == Form::coefficient) return clone();
+  RnsPoly out(context_, tower_count_, Form::coefficient, Uninitialized{});
+  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+    math::ntt_inverse(tower(i), out.tower(i), context_->ntt_tables(i));
+  });
+  out.secret_ = secret_;
+  return out;
+}
+
 RnsPoly& RnsPoly::operator+=(const RnsPoly& other) {
   require_compatible(other, "operator+=");
   detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {

@@ -43,8 +43,7 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c) {
   const auto& q_ring = *context.ciphertext_ring();
   const auto& p_ring = *context.special_ring();
 
-  ring::RnsPoly coefficients = c.clone();
-  coefficients.intt();
+  const ring::RnsPoly coefficients = c.coefficient_form();
 
   DecomposedPoly out;
   out.level = level;

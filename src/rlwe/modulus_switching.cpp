@@ -35,8 +35,7 @@ void divide_by_last_prime(const Context& context, const ring::RnsPoly& in, ring:
   // centred y is then top - h, in [-h, h].
   const uint64_t half = last.value() >> 1, last_value = last.value();
   AlignedBuffer<uint64_t> top(n, AlignedBuffer<uint64_t>::Uninitialized{});
-  std::copy_n(in.tower(level).begin(), n, top.begin());
-  math::ntt_inverse(top.span(), ring.ntt_tables(level));
+  math::ntt_inverse(in.tower(level), top.span(), ring.ntt_tables(level));
   if (plain_modulus != 1)
     math::mul_scalar_mod(top.span(), last.inverse(t_mod_last), top.span(), last);
   // Branch-free modular additions here and below: the compiler vectorises

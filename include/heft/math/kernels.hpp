@@ -52,10 +52,12 @@ void check_isa_fits(Isa isa, const Modulus& q);
 // benchmarks; they refuse a level the CPU lacks or the modulus does not fit.
 void ntt_forward(std::span<uint64_t> values, const NttTables& tables);
 void ntt_inverse(std::span<uint64_t> values, const NttTables& tables);
-// Forward NTT out of place (output = NTT(input), input untouched; the same
+// Forward / inverse NTT out of place (output = NTT(input), input untouched; the same
 // array for both is allowed, partial overlap is not): saves the copy when the
 // input must be kept, e.g. a digit raised into several towers.
 void ntt_forward(std::span<const uint64_t> input, std::span<uint64_t> output,
+                 const NttTables& tables);
+void ntt_inverse(std::span<const uint64_t> input, std::span<uint64_t> output,
                  const NttTables& tables);
 void ntt_forward(std::span<uint64_t> values, const NttTables& tables, Isa isa);
 void ntt_inverse(std::span<uint64_t> values, const NttTables& tables, Isa isa);

@@ -88,6 +88,9 @@ class RnsPoly {
   // MismatchError if already in the target form.
   void ntt();
   void intt();
+  // A copy in coefficient form: out-of-place inverse NTTs (no separate copy
+  // pass), or a plain clone if this polynomial is in coefficient form already.
+  [[nodiscard]] RnsPoly coefficient_form() const;
 
   // Element-wise ring operations; operands must share context, tower count
   // and form. Multiplication needs both operands in NTT form: a coefficient-

@@ -160,19 +160,36 @@ void ntt_forward(std::span<uint64_t> values, const NttTables& tables) {
   active_table(tables.modulus().value()).ntt_forward(values.data(), tables.data());
 }
 
-void ntt_forward(std::span<const uint64_t> input, std::span<uint64_t> output,
-                 const NttTables& tables) {
-  check_ntt_span(output, tables, "ntt_forward");
+namespace {
+// Sizes of an out-of-place transform; input and output either coincide or do
+// not overlap.
+void check_out_of_place(std::span<const uint64_t> input, std::span<uint64_t> output,
+                        const NttTables& tables, const char* operation) {
+  check_ntt_span(output, tables, operation);
   if (input.size() != output.size()) {
-    throw MismatchError("ntt_forward: input has " + std::to_string(input.size()) +
+    throw MismatchError(std::string(operation) + ": input has " + std::to_string(input.size()) +
                         " values but the output has " + std::to_string(output.size()));
   }
   if (input.data() != output.data() && input.data() < output.data() + output.size() &&
       output.data() < input.data() + input.size()) {
-    throw InvalidArgument("ntt_forward: input and output overlap without being the same array");
+    throw InvalidArgument(std::string(operation) +
+                          ": input and output overlap without being the same array");
   }
+}
+}  // namespace
+
+void ntt_forward(std::span<const uint64_t> input, std::span<uint64_t> output,
+                 const NttTables& tables) {
+  check_out_of_place(input, output, tables, "ntt_forward");
   active_table(tables.modulus().value())
       .ntt_forward_from(output.data(), input.data(), tables.data());
+}
+
+void ntt_inverse(std::span<const uint64_t> input, std::span<uint64_t> output,
+                 const NttTables& tables) {
+  check_out_of_place(input, output, tables, "ntt_inverse");
+  active_table(tables.modulus().value())
+      .ntt_inverse_from(output.data(), input.data(), tables.data());
 }
 
 void ntt_inverse(std::span<uint64_t> values, const NttTables& tables) {

@@ -60,6 +60,8 @@ struct NttTableData {
   /* Inverse NTT in place (includes the 1/N factor): bit-reversed order in [0, 2q) ->            \
      natural order in [0, q). */                                                                 \
   void ntt_inverse(uint64_t* values, const NttTableData& table);                                 \
+  /* The same out of place: out = NTT^-1(in), in untouched (in == out allowed). */               \
+  void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table);           \
   /* out = a + b, a - b, -a mod q; inputs in [0, q) -> [0, q). */                                \
   void add_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q);       \
   void sub_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q);       \
@@ -111,6 +113,7 @@ struct KernelTable {
   decltype(&scalar::ntt_forward) ntt_forward;
   decltype(&scalar::ntt_inverse) ntt_inverse;
   decltype(&scalar::ntt_forward_from) ntt_forward_from;
+  decltype(&scalar::ntt_inverse_from) ntt_inverse_from;
   decltype(&scalar::add_mod) add_mod;
   decltype(&scalar::sub_mod) sub_mod;
   decltype(&scalar::negate_mod) negate_mod;
@@ -130,7 +133,8 @@ struct KernelTable {
 #define HEFT_KERNEL_TABLE(ns)                                                                   \
   ::heft::math::kernels::KernelTable {                                                          \
 #ns, &::heft::math::kernels::ns::ntt_forward, &::heft::math::kernels::ns::ntt_inverse,      \
-        &::heft::math::kernels::ns::ntt_forward_from, &::heft::math::kernels::ns::add_mod,      \
+        &::heft::math::kernels::ns::ntt_forward_from,                                           \
+        &::heft::math::kernels::ns::ntt_inverse_from, &::heft::math::kernels::ns::add_mod,      \
         &::heft::math::kernels::ns::sub_mod, &::heft::math::kernels::ns::negate_mod,            \
         &::heft::math::kernels::ns::mul_mod, &::heft::math::kernels::ns::mul_scalar_mod,        \
         &::heft::math::kernels::ns::fma_mod, &::heft::math::kernels::ns::fma_scalar_mod,        \

@@ -220,8 +220,7 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
 
   // Step 1: the R parts of the operands (exact centred extension).
   const auto extend = [&](const ring::RnsPoly& part) {
-    ring::RnsPoly coefficients = part.clone();
-    coefficients.intt();
+    const ring::RnsPoly coefficients = part.coefficient_form();
     auto out = ring::RnsPoly::uninitialized(tables.aux, r_count);  // written in full below
     tables.q_to_r->convert_exact_centered(coefficients, out);
     out.ntt();

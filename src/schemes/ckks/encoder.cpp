@@ -464,7 +464,7 @@ uint64_t Encoder::garner_digit(std::size_t tower, uint64_t residue, const uint64
 
 void Encoder::decode_large(const uint64_t* const* coefficients, std::size_t towers, std::size_t gap,
                            std::span<const std::size_t> positions, double scale,
-                           std::vector<double>& values) const {
+                           std::span<double> values) const {
   // Step 2b: x_P = x mod P, centered, for the short prefix (P < 2^125) by
   // Garner in 128 bits, then verified against every other tower with the
   // signed 128-bit divisibility test (the 64-bit one of step 2, widened):
@@ -565,9 +565,9 @@ std::vector<std::complex<double>> Encoder::decode(const rlwe::Plaintext& plain) 
   const std::size_t towers = plain.poly.tower_count();
   const double scale = plain.scale;
 
-  // Coefficient form of every tower: the plaintext's own storage, or the
-  // inverse NTT of a copy (pooled and left uninitialised: each tower is
-  // copied whole).
+  // Coefficient form of every tower: the plaintext's own storage, or its
+  // out-of-place inverse NTT into pooled scratch (left uninitialised: each
+  // tower is written whole).
   std::vector<const uint64_t*> coefficients(towers);
   AlignedBuffer<uint64_t> scratch;
   if (plain.poly.is_ntt()) {
@@ -579,15 +579,15 @@ std::vector<std::complex<double>> Encoder::decode(const rlwe::Plaintext& plain) 
       return;
     }
     const std::span<uint64_t> tower(scratch.data() + i * degree_, degree_);
-    const std::span<const uint64_t> source = plain.poly.tower(i);
-    std::copy(source.begin(), source.end(), tower.begin());
-    math::ntt_inverse(tower, ring_->ntt_tables(i));
+    math::ntt_inverse(plain.poly.tower(i), tower, ring_->ntt_tables(i));  // out of place
     coefficients[i] = tower.data();
   };
 
   // Step 1: candidates from tower 0.
   to_coefficients(0);
-  std::vector<int64_t> candidate(count);
+  // Pooled scratch (AlignedBuffer): vectors of this size came from fresh
+  // pages on every call, and page faults were a sixth of a decode.
+  AlignedBuffer<int64_t> candidate(count, AlignedBuffer<int64_t>::Uninitialized{});
   const uint64_t q0 = ring_->modulus(0).value();
   for (std::size_t k = 0; k < count; ++k) {
     const uint64_t r = coefficients[0][k * gap];
@@ -616,7 +616,7 @@ std::vector<std::complex<double>> Encoder::decode(const rlwe::Plaintext& plain) 
     tower_refutes[i] = worst > 2 * bound ? 1 : 0;
   });
 
-  std::vector<double> values(count);
+  AlignedBuffer<double> values(count, AlignedBuffer<double>::Uninitialized{});
   for (std::size_t k = 0; k < count; ++k)
     values[k] = static_cast<double>(candidate[k]) / scale;
 
@@ -636,7 +636,7 @@ std::vector<std::complex<double>> Encoder::decode(const rlwe::Plaintext& plain) 
     std::vector<std::size_t> positions;
     for (std::size_t k = 0; k < count; ++k)
       if (refuted[k] != 0) positions.push_back(k);
-    decode_large(coefficients.data(), towers, gap, positions, scale, values);
+    decode_large(coefficients.data(), towers, gap, positions, scale, values.span());
   }
 
   std::vector<std::complex<double>> u(n);

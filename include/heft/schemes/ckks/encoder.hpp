@@ -89,7 +89,7 @@ class Encoder {
   // tower-0 candidate did not explain; writes x / scale into values.
   void decode_large(const uint64_t* const* coefficients, std::size_t towers, std::size_t gap,
                     std::span<const std::size_t> positions, double scale,
-                    std::vector<double>& values) const;
+                    std::span<double> values) const;
   // x / scale for the centered x whose residue in tower i is
   // coefficients[i][position], i < towers, by full mixed-radix reconstruction.
   // digits (towers words) and words (Q's length + 1) are scratch.

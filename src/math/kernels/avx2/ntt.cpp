@@ -365,19 +365,19 @@ HEFT_AVX2_INLINE void forward_last_three(uint64_t* v, uint64_t k, const NttTable
 // Inverse stages t = 1, 2 and, if with_t4, t = 4 on B consecutive blocks of 8
 // values starting at block k; the result is back in natural order.
 template <int B, typename Arith>
-HEFT_AVX2_INLINE void inverse_first_three(uint64_t* v, uint64_t k, const NttTableData& table,
-                                          const uint64_t* shoup52, const Arith& arith,
-                                          bool with_t4) {
+HEFT_AVX2_INLINE void inverse_first_three(uint64_t* v, const uint64_t* in, uint64_t k,
+                                          const NttTableData& table, const uint64_t* shoup52,
+                                          const Arith& arith, bool with_t4) {
   using Vec = typename Arith::Vec;
   const uint64_t n = table.degree;
   Vec s[B], d[B], x[B], y[B];
   for (int j = 0; j < B; ++j) {
-    const Vec a = arith.load_inverse_input(v + 8 * j);      // e0 e1 e2 e3
-    const Vec b = arith.load_inverse_input(v + 8 * j + 4);  // e4 e5 e6 e7
-    x[j] = low_halves(a, b);                                // e0 e1 e4 e5
-    y[j] = high_halves(a, b);                               // e2 e3 e6 e7
-    s[j] = unpack_lo(x[j], y[j]);                           // e0 e2 e4 e6
-    d[j] = unpack_hi(x[j], y[j]);                           // e1 e3 e5 e7
+    const Vec a = arith.load_inverse_input(in + 8 * j);      // e0 e1 e2 e3
+    const Vec b = arith.load_inverse_input(in + 8 * j + 4);  // e4 e5 e6 e7
+    x[j] = low_halves(a, b);                                 // e0 e1 e4 e5
+    y[j] = high_halves(a, b);                                // e2 e3 e6 e7
+    s[j] = unpack_lo(x[j], y[j]);                            // e0 e2 e4 e6
+    d[j] = unpack_hi(x[j], y[j]);                            // e1 e3 e5 e7
   }
   // t = 1: pairs (e0,e1) (e2,e3) (e4,e5) (e6,e7) with twiddles 4k .. 4k+3.
   for (int j = 0; j < B; ++j) {
@@ -479,17 +479,20 @@ void forward_transform(uint64_t* values, const uint64_t* input, const NttTableDa
   }
 }
 
+// Inverse NTT of `input` into `values` (the same array for an in-place
+// transform): the first pass reads the input, later ones work in place.
 template <typename Arith>
-void inverse_transform(uint64_t* values, const NttTableData& table, const uint64_t* shoup52,
-                       const Arith& arith) {
+void inverse_transform(uint64_t* values, const uint64_t* input, const NttTableData& table,
+                       const uint64_t* shoup52, const Arith& arith) {
   const uint64_t n = table.degree;
   if (n == 8) {
-    inverse_first_three<1>(values, 0, table, shoup52, arith, false);  // t = 4 is the last stage
+    inverse_first_three<1>(values, input, 0, table, shoup52, arith,
+                           false);  // t = 4 is the last stage
   } else if (n == 16) {
-    inverse_first_three<2>(values, 0, table, shoup52, arith, true);
+    inverse_first_three<2>(values, input, 0, table, shoup52, arith, true);
   } else {
     for (uint64_t k = 0; k < n / 8; k += 4) {
-      inverse_first_three<4>(values + 8 * k, k, table, shoup52, arith, true);
+      inverse_first_three<4>(values + 8 * k, input + 8 * k, k, table, shoup52, arith, true);
     }
   }
   // Stages with 8 <= t <= N/4, then the last one (t = N/2) with 1/N.
@@ -524,15 +527,19 @@ void ntt_forward(uint64_t* values, const NttTableData& table) {
   ntt_forward_from(values, values, table);
 }
 
-void ntt_inverse(uint64_t* values, const NttTableData& table) {
+void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
   const uint64_t q = table.modulus.value;
   if (use_double(table)) {
-    inverse_transform(values, table, table.inv_roots_shoup52, DoubleArith(table));
+    inverse_transform(out, in, table, table.inv_roots_shoup52, DoubleArith(table));
   } else if (q < (uint64_t{1} << 60)) {
-    inverse_transform(values, table, nullptr, IntArith<true>(table));
+    inverse_transform(out, in, table, nullptr, IntArith<true>(table));
   } else {
-    inverse_transform(values, table, nullptr, IntArith<false>(table));
+    inverse_transform(out, in, table, nullptr, IntArith<false>(table));
   }
+}
+
+void ntt_inverse(uint64_t* values, const NttTableData& table) {
+  ntt_inverse_from(values, values, table);
 }
 
 }  // namespace heft::math::kernels::avx2
