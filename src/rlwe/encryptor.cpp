@@ -1,6 +1,7 @@
 // Public- and secret-key encryption, seeded ciphertexts, decryption.
 #include "heft/rlwe/encryptor.hpp"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -85,20 +86,44 @@ Encryptor::Encryptor(const SecretKey& secret_key, uint64_t error_scale)
 Ciphertext Encryptor::encrypt(const Plaintext& plain) const {
   check_plaintext(*context_, plain);
   const std::size_t towers = plain.poly.tower_count();
-  ring::Prng prng = ring::Prng::from_os_entropy();
   Ciphertext ct;
   ct.scale = plain.scale;
   ct.slots = plain.slots;
   if (public_key_ != nullptr) {
-    // (b u + e_0 + m, a u + e_1) with u ternary.
-    auto u = ring::RnsPoly::uninitialized(context_->ciphertext_ring(), towers);  // sampled in full
-    ring::sample_ternary(prng, u);
-    u.ntt();
+    // (b u + e_0 + m, a u + e_1) with u ternary. The three samples come from
+    // independent streams, so they are drawn in parallel (a stream is
+    // sequential, and sampling was the serial part of encryption); then all
+    // their towers are transformed in one parallel loop.
+    std::array<ring::RnsPoly, 3> samples;  // u, e_0, e_1
+    parallel_for(0, 3, [&](std::size_t k) {
+      ring::Prng prng = ring::Prng::from_os_entropy();
+      samples[k] = ring::RnsPoly::uninitialized(context_->ciphertext_ring(), towers);
+      if (k == 0) {
+        ring::sample_ternary(prng, samples[k]);
+      } else {
+        ring::sample_gaussian(prng, samples[k]);
+      }
+    });
+    parallel_for(0, 3 * towers, [&](std::size_t task) {
+      ring::RnsPoly& poly = samples[task / towers];
+      const std::size_t tower = task % towers;
+      math::ntt_forward(poly.tower(tower), context_->ciphertext_ring()->ntt_tables(tower));
+    });
+    for (auto& poly : samples)
+      poly.declare_form(ring::Form::ntt);
+    // Skipped at 1 so that CKKS/BFV encryption is unchanged.
+    if (error_scale_ != 1) {
+      samples[1].multiply_scalar(error_scale_);
+      samples[2].multiply_scalar(error_scale_);
+    }
+    const ring::RnsPoly& u = samples[0];
+    const ring::RnsPoly& e0 = samples[1];
+    const ring::RnsPoly& e1 = samples[2];
     ring::RnsPoly c0 = key_times(public_key_->b, u);
-    c0 += gaussian_poly(*context_, prng, towers, error_scale_);
+    c0 += e0;
     c0 += plain.poly;
     ring::RnsPoly c1 = key_times(public_key_->a, u);
-    c1 += gaussian_poly(*context_, prng, towers, error_scale_);
+    c1 += e1;
     c0.mark_public();
     c1.mark_public();
     ct.parts.push_back(std::move(c0));
