@@ -11,6 +11,7 @@
 #include "heft/ring/base_converter.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -24,6 +25,9 @@ namespace heft::ring {
 namespace {
 
 constexpr std::size_t kBlock = 256;
+// Up to this many source moduli alpha is computed in double precision (the
+// error bound in compute_alphas_double needs L <= 64).
+constexpr std::size_t kMaxDoubleAlphaSources = 64;
 // Below this many multiply-accumulates a conversion runs on the calling thread.
 constexpr std::size_t kMinParallelWork = std::size_t{1} << 16;
 
@@ -66,6 +70,9 @@ BaseConverter::BaseConverter(RnsBase from, RnsBase to)
   }
   reciprocal_hi_.resize(source_count);
   reciprocal_lo_.resize(source_count);
+  inverse_double_.resize(source_count);
+  for (std::size_t i = 0; i < source_count; ++i)
+    inverse_double_[i] = 1.0 / static_cast<double>(from_[i].value());
   for (std::size_t i = 0; i < source_count; ++i) {
     reciprocal_hi_[i] = from_[i].barrett_hi();
     reciprocal_lo_[i] = from_[i].barrett_lo();
@@ -219,7 +226,9 @@ void BaseConverter::convert_block(const uint64_t* input, uint64_t* const* output
                          {scaled + i * count, count}, from_[i]);
   }
 
-  if (mode != Mode::approximate) {
+  if (mode != Mode::approximate && source_count <= kMaxDoubleAlphaSources) {
+    compute_alphas_double(scaled, count, mode);
+  } else if (mode != Mode::approximate) {
     // S = sum_i floor(y_i * floor(2^128/q_i) / 2^64) <= v * 2^64 < S + 2L,
     // v = sum_i y_i / q_i. alpha = floor(v) (floor mode) or ceil(v - 1/2)
     // (centered mode) is read from S unless [S, S + 2L) straddles the
@@ -250,6 +259,47 @@ void BaseConverter::convert_block(const uint64_t* input, uint64_t* const* output
     const math::FixedWeights& weights = with_alpha ? weights_with_alpha_[j] : weights_[j];
     math::weighted_sum_mod({scaled, (source_count + 1) * count}, count, weights,
                            {output_towers[j] + begin, count}, input_bits_);
+  }
+}
+
+// alpha from v = sum_i y_i / q_i evaluated in double precision (a few
+// operations per term, against two 64 x 64-bit products for the fixed-point
+// sum). Each term y_i * fl(1/q_i) is below 1 and off by at most 3 * 2^-53,
+// and each of the L additions adds at most L * 2^-53, so for L <= 64 the
+// computed v is within 2^-40 of the true one. A coefficient whose v lies
+// within kAlphaMargin = 2^-30 of the rounding point goes to the exact
+// resolution, so alpha is exact for every input.
+void BaseConverter::compute_alphas_double(uint64_t* scaled, std::size_t count, Mode mode) const {
+  constexpr double kAlphaMargin = 0x1p-30;
+  const std::size_t source_count = from_.size();
+  double sums[kBlock];
+  for (std::size_t c = 0; c < count; ++c)
+    sums[c] = 0.0;
+  for (std::size_t i = 0; i < source_count; ++i) {
+    const uint64_t* row = scaled + i * count;
+    const double inverse = inverse_double_[i];
+    for (std::size_t c = 0; c < count; ++c)
+      sums[c] += static_cast<double>(static_cast<int64_t>(row[c])) * inverse;  // y_i < 2^61
+  }
+  uint64_t* alphas = scaled + source_count * count;
+  // Floor mode: alpha = floor(v). Centered: alpha = ceil(v - 1/2), that is
+  // floor(u) + 1 for u = v - 1/2 off an integer.
+  const double shift = mode == Mode::exact_centered ? 0.5 : 0.0;
+  for (std::size_t c = 0; c < count; ++c) {
+    const double u = sums[c] - shift;
+    const double whole = std::floor(u);
+    const double fraction = u - whole;
+    const int64_t low = static_cast<int64_t>(whole) + (mode == Mode::exact_centered ? 1 : 0);
+    if (fraction > kAlphaMargin && fraction < 1.0 - kAlphaMargin) {
+      alphas[c] = static_cast<uint64_t>(low);
+    } else if (fraction <= kAlphaMargin && low == 0) {
+      alphas[c] = 0;  // v >= 0 exactly, so alpha cannot be -1
+    } else {
+      // Near the rounding point: alpha is low - 1 or low (fraction just
+      // above an integer) or low or low + 1 (just below the next one).
+      const int64_t candidate = fraction <= kAlphaMargin ? low - 1 : low;
+      alphas[c] = resolve_alpha_exactly(scaled + c, count, static_cast<uint64_t>(candidate), mode);
+    }
   }
 }
 

@@ -102,6 +102,7 @@ class BaseConverter {
   void convert_poly(const RnsPoly& input, RnsPoly& output, Mode mode) const;
   void convert_block(const uint64_t* input, uint64_t* const* output_towers, std::size_t degree,
                      std::size_t begin, std::size_t count, Mode mode, uint64_t* scaled) const;
+  void compute_alphas_double(uint64_t* scaled, std::size_t count, Mode mode) const;
   uint64_t resolve_alpha_exactly(const uint64_t* scaled, std::size_t stride, uint64_t low_candidate,
                                  Mode mode) const;
 
@@ -119,6 +120,8 @@ class BaseConverter {
   // floor(2^128 / q_i) as (high, low): the fixed-point reciprocals for alpha.
   std::vector<uint64_t> reciprocal_hi_;
   std::vector<uint64_t> reciprocal_lo_;
+  // fl(1/q_i), for the double-precision alpha (L <= 64).
+  std::vector<double> inverse_double_;
 };
 
 }  // namespace heft::ring
