@@ -24,22 +24,25 @@
 // v = sum_i y_i / q_i in double precision, which is right only while the
 // fractional part of v stays away from the rounding point by more than the
 // floating-point error; it silently fails for x near 0 or Q (floor) or near
-// +-Q/2 (centered). heft instead evaluates v in 64.64 fixed point,
-// t_i = floor(y_i * floor(2^128 / q_i) / 2^64) (two 64x64-bit products per term,
-// bit-identical on every machine), which under-estimates v * 2^64 by less than
-// 1.125 units per term: v * 2^64 lies in [S, S + 2L) for S = sum_i t_i. When
-// that interval does not straddle the rounding point, alpha is read off S
-// (all but a fraction of about 2L * 2^-64 of uniformly random inputs).
-// Otherwise the coefficient is resolved exactly by forming
-// sum_i y_i * (Q/q_i) as a multi-word integer and comparing it with alpha*Q,
-// so the result is exact for EVERY input, with no precision condition on L or
-// the bit sizes beyond what RnsBase already guarantees (moduli below 2^61,
-// plus L < 2^32, which BaseConverter's constructor enforces). Inputs that sit
-// on a rounding boundary (x within about L * 2^-63 * Q of 0 or Q for
-// convert_exact, of +-Q/2 for the centered variant) take that slower,
-// O(L * words(Q)) path (a polynomial made only of such values converts about
-// 4x slower at L = K = 30), so e.g. small non-negative x are best converted
-// with the centered variant.
+// +-Q/2 (centered). heft bounds its error instead and never trusts v near
+// the rounding point:
+//   - for L <= 64 it also sums in double precision, which is within 2^-40 of
+//     the true v; a coefficient whose v lies within 2^-30 of the rounding
+//     point is resolved exactly (below);
+//   - for larger bases it evaluates v in 64.64 fixed point,
+//     t_i = floor(y_i * floor(2^128 / q_i) / 2^64) (two 64x64-bit products
+//     per term), which under-estimates v * 2^64 by less than 1.125 units per
+//     term: v * 2^64 lies in [S, S + 2L) for S = sum_i t_i, and alpha is read
+//     off S unless that interval straddles the rounding point.
+// The exact resolution forms sum_i y_i * (Q/q_i) as a multi-word integer and
+// compares it with alpha*Q, so the result is exact for EVERY input, with no
+// precision condition on L or the bit sizes beyond what RnsBase already
+// guarantees (moduli below 2^61, plus L < 2^32, which BaseConverter's
+// constructor enforces). Inputs that sit on a rounding boundary (x within
+// about 2^-30 * Q of 0 or Q for convert_exact, of +-Q/2 for the centered
+// variant) take that slower, O(L * words(Q)) path (a polynomial made only of
+// such values converts about 4x slower at L = K = 30), so e.g. small
+// non-negative x are best converted with the centered variant.
 //
 // Cost: one vectorised mul_scalar_mod per input tower, then for each target
 // modulus one lazy weighted sum (math::weighted_sum_mod) of the input towers,
