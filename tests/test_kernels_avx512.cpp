@@ -19,6 +19,7 @@
 #include "heft/math/modulus.hpp"
 #include "heft/math/ntt_tables.hpp"
 #include "heft/math/primes.hpp"
+#include "math/kernels/composed_kernels.hpp"
 #include "math/kernels/kernel_api.hpp"
 
 namespace heft::math {
@@ -268,6 +269,29 @@ void check_op(const char* name, const std::vector<uint64_t>& expected,
   }
 }
 
+// These levels have no out-of-place transforms of their own either: the
+// dispatcher copies, then runs the in-place one. Same result, input kept.
+TEST_P(KernelLevelTest, ComposedOutOfPlaceNtt) {
+  const KernelTable& level = kernels();
+  for (int bits : prime_bits(isa())) {
+    const uint64_t n = 1024;
+    const Modulus q = generate_ntt_primes(bits, n, 1)[0];
+    const NttTables tables(n, q);
+    for (bool forward : {true, false}) {
+      std::vector<uint64_t> input(n);
+      for (auto& v : input)
+        v = uniform((forward ? 4 : 2) * q.value());  // the transforms' lazy input ranges
+      const std::vector<uint64_t> kept = input;
+      std::vector<uint64_t> in_place = input, output(n, 0);
+      const auto transform = forward ? level.ntt_forward : level.ntt_inverse;
+      transform(in_place.data(), tables.data());
+      kernels::transform_from(transform, output.data(), input.data(), tables.data());
+      EXPECT_EQ(output, in_place) << level.name << " bits=" << bits << " forward=" << forward;
+      EXPECT_EQ(input, kept);
+    }
+  }
+}
+
 TEST_P(KernelLevelTest, DotProductPair) {
   const KernelTable& level = kernels();
   for (const Modulus& q : eltwise_moduli(isa())) {
@@ -287,8 +311,10 @@ TEST_P(KernelLevelTest, DotProductPair) {
         ap.push_back(a.back().data());
       }
       std::vector<uint64_t> out0(n), out1(n);
-      level.dot_product_pair(out0.data(), out1.data(), xp.data(), bp.data(), ap.data(), terms, n,
-                             md);
+      // These levels have no dot_product_pair of their own: the dispatcher
+      // composes it from their mul_mod and fma_mod.
+      kernels::dot_product_pair_blockwise(level, out0.data(), out1.data(), xp.data(), bp.data(),
+                                          ap.data(), terms, n, md);
       for (std::size_t i = 0; i < n; ++i) {
         u128 sum0 = 0, sum1 = 0;
         for (std::size_t j = 0; j < terms; ++j) {
@@ -321,8 +347,9 @@ TEST_P(KernelLevelTest, WeightedSum) {
       for (uint64_t w : weights)
         shoup.push_back(q.shoup(w));
       std::vector<uint64_t> out(n);
-      level.weighted_sum_mod(out.data(), rows.data(), stride, weights.data(), shoup.data(), terms,
-                             n, input_bits, md);
+      // Composed by the dispatcher from these levels' row kernels.
+      kernels::weighted_sum_rowwise(level, out.data(), rows.data(), stride, weights.data(),
+                                    shoup.data(), terms, n, input_bits, md);
       for (std::size_t c = 0; c < n; ++c) {
         u128 sum = 0;
         for (std::size_t i = 0; i < terms; ++i)

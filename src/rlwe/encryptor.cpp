@@ -30,13 +30,18 @@ ring::RnsPoly key_times(const ring::RnsPoly& k, const ring::RnsPoly& u) {
   return out;
 }
 
+// e <- t e for BGV's error scale t; skipped at 1 so that CKKS/BFV encryption
+// is unchanged.
+void scale_error(ring::RnsPoly& e, uint64_t error_scale) {
+  if (error_scale != 1) e.multiply_scalar(error_scale);
+}
+
 ring::RnsPoly gaussian_poly(const Context& context, ring::Prng& prng, std::size_t towers,
                             uint64_t error_scale) {
   auto e = ring::RnsPoly::uninitialized(context.ciphertext_ring(), towers);  // sampled in full
   ring::sample_gaussian(prng, e);
   e.ntt();
-  // Skipped at 1 so that CKKS/BFV encryption is unchanged.
-  if (error_scale != 1) e.multiply_scalar(error_scale);
+  scale_error(e, error_scale);
   return e;
 }
 
@@ -111,11 +116,8 @@ Ciphertext Encryptor::encrypt(const Plaintext& plain) const {
     });
     for (auto& poly : samples)
       poly.declare_form(ring::Form::ntt);
-    // Skipped at 1 so that CKKS/BFV encryption is unchanged.
-    if (error_scale_ != 1) {
-      samples[1].multiply_scalar(error_scale_);
-      samples[2].multiply_scalar(error_scale_);
-    }
+    scale_error(samples[1], error_scale_);
+    scale_error(samples[2], error_scale_);
     const ring::RnsPoly& u = samples[0];
     const ring::RnsPoly& e0 = samples[1];
     const ring::RnsPoly& e1 = samples[2];

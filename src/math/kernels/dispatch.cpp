@@ -1,5 +1,6 @@
 // Run-time selection of the kernel ISA level and the public, validated
 // entry points that forward to it. Compiled for baseline x86-64.
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -9,6 +10,7 @@
 
 #include "heft/math/kernels.hpp"
 #include "heft/util/cpu_features.hpp"
+#include "math/kernels/composed_kernels.hpp"
 #include "math/kernels/kernel_api.hpp"
 
 namespace heft::math {
@@ -16,8 +18,25 @@ namespace {
 
 using kernels::KernelTable;
 
-const KernelTable kTables[] = {HEFT_KERNEL_TABLE(scalar), HEFT_KERNEL_TABLE(avx2),
-                               HEFT_KERNEL_TABLE(avx512), HEFT_KERNEL_TABLE(ifma)};
+// The levels' tables, with the optional kernels (kernel_api.hpp) each has.
+KernelTable scalar_table() {
+  KernelTable table = HEFT_KERNEL_TABLE(scalar);
+  table.dot_product_pair = &kernels::scalar::dot_product_pair;
+  table.weighted_sum_mod = &kernels::scalar::weighted_sum_mod;
+  return table;
+}
+
+KernelTable avx2_table() {
+  KernelTable table = HEFT_KERNEL_TABLE(avx2);
+  table.ntt_forward_from = &kernels::avx2::ntt_forward_from;
+  table.ntt_inverse_from = &kernels::avx2::ntt_inverse_from;
+  table.dot_product_pair = &kernels::avx2::dot_product_pair;
+  table.weighted_sum_mod = &kernels::avx2::weighted_sum_mod;
+  return table;
+}
+
+const KernelTable kTables[] = {scalar_table(), avx2_table(), HEFT_KERNEL_TABLE(avx512),
+                               HEFT_KERNEL_TABLE(ifma)};
 
 constexpr uint64_t kIfmaModulusBound = uint64_t{1} << 50;
 
@@ -181,15 +200,23 @@ void check_out_of_place(std::span<const uint64_t> input, std::span<uint64_t> out
 void ntt_forward(std::span<const uint64_t> input, std::span<uint64_t> output,
                  const NttTables& tables) {
   check_out_of_place(input, output, tables, "ntt_forward");
-  active_table(tables.modulus().value())
-      .ntt_forward_from(output.data(), input.data(), tables.data());
+  const KernelTable& level = active_table(tables.modulus().value());
+  if (level.ntt_forward_from != nullptr) {
+    level.ntt_forward_from(output.data(), input.data(), tables.data());
+  } else {
+    kernels::transform_from(level.ntt_forward, output.data(), input.data(), tables.data());
+  }
 }
 
 void ntt_inverse(std::span<const uint64_t> input, std::span<uint64_t> output,
                  const NttTables& tables) {
   check_out_of_place(input, output, tables, "ntt_inverse");
-  active_table(tables.modulus().value())
-      .ntt_inverse_from(output.data(), input.data(), tables.data());
+  const KernelTable& level = active_table(tables.modulus().value());
+  if (level.ntt_inverse_from != nullptr) {
+    level.ntt_inverse_from(output.data(), input.data(), tables.data());
+  } else {
+    kernels::transform_from(level.ntt_inverse, output.data(), input.data(), tables.data());
+  }
 }
 
 void ntt_inverse(std::span<uint64_t> values, const NttTables& tables) {
@@ -323,9 +350,17 @@ void dot_product_pair(std::span<const std::span<const uint64_t>> x,
     pointers[2 * terms + j] = a[j].data();
   }
   const kernels::ModulusData data = modulus_data(q);
-  choose(isa, q).dot_product_pair(out0.data(), out1.data(), pointers.data(),
-                                  pointers.data() + terms, pointers.data() + 2 * terms, terms,
-                                  out0.size(), data);
+  const KernelTable& level = choose(isa, q);
+  const uint64_t* const* x_rows = pointers.data();
+  const uint64_t* const* b_rows = x_rows + terms;
+  const uint64_t* const* a_rows = b_rows + terms;
+  if (level.dot_product_pair != nullptr) {
+    level.dot_product_pair(out0.data(), out1.data(), x_rows, b_rows, a_rows, terms, out0.size(),
+                           data);
+  } else {
+    kernels::dot_product_pair_blockwise(level, out0.data(), out1.data(), x_rows, b_rows, a_rows,
+                                        terms, out0.size(), data);
+  }
 }
 
 FixedWeights::FixedWeights(std::vector<uint64_t> weights, const Modulus& q)
@@ -358,9 +393,16 @@ void weighted_sum_mod(std::span<const uint64_t> rows, std::size_t stride,
   if (overlaps(rows, out)) throw InvalidArgument("weighted_sum_mod: the output overlaps the rows");
   const Modulus& q = weights.modulus();
   const kernels::ModulusData data = modulus_data(q);
-  choose(isa, q).weighted_sum_mod(out.data(), rows.data(), stride, weights.weights().data(),
+  const KernelTable& level = choose(isa, q);
+  if (level.weighted_sum_mod != nullptr) {
+    level.weighted_sum_mod(out.data(), rows.data(), stride, weights.weights().data(),
+                           weights.shoup().data(), terms, out.size(),
+                           static_cast<uint32_t>(input_bits), data);
+  } else {
+    kernels::weighted_sum_rowwise(level, out.data(), rows.data(), stride, weights.weights().data(),
                                   weights.shoup().data(), terms, out.size(),
                                   static_cast<uint32_t>(input_bits), data);
+  }
 }
 
 }  // namespace heft::math

@@ -55,13 +55,9 @@ struct NttTableData {
   /* Forward negacyclic NTT in place: natural order in [0, 4q) -> bit-reversed order in [0, q).  \
      Output index k holds a(psi^(2 brv(k) + 1)). */                                              \
   void ntt_forward(uint64_t* values, const NttTableData& table);                                 \
-  /* The same out of place: out = NTT(in), in untouched (in == out allowed). */                  \
-  void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table);           \
   /* Inverse NTT in place (includes the 1/N factor): bit-reversed order in [0, 2q) ->            \
      natural order in [0, q). */                                                                 \
   void ntt_inverse(uint64_t* values, const NttTableData& table);                                 \
-  /* The same out of place: out = NTT^-1(in), in untouched (in == out allowed). */               \
-  void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table);           \
   /* out = a + b, a - b, -a mod q; inputs in [0, q) -> [0, q). */                                \
   void add_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q);       \
   void sub_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q);       \
@@ -79,19 +75,6 @@ struct NttTableData {
   /* out = a * w + c mod q for a fixed w (as mul_scalar_mod); inputs in [0, q) -> [0, q). */     \
   void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup,            \
                       const uint64_t* c, size_t n, uint64_t q);                                  \
-  /* Key switching's inner product, k terms sharing their left operand: out0 = sum_j x[j] * b[j] \
-     and out1 = sum_j x[j] * a[j] mod q; x, b, a hold k pointers to n words, all in [0, q) ->    \
-     [0, q) (k = 0 gives zeros). The outputs must not overlap any input. */                      \
-  void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,                \
-                        const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,  \
-                        const ModulusData& q);                                                   \
-  /* Base conversion's sum for one target modulus q: out[c] = sum_{i<k} y[i*stride + c] * w[i]   \
-     mod q for c < n, with fixed weights w[i] < q (w_shoup[i] = floor(w[i] 2^64 / q)) and inputs \
-     below 2^input_bits, input_bits <= 61 (they need not be below q) -> [0, q). out must not     \
-     overlap y. */                                                                               \
-  void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,      \
-                        const uint64_t* w_shoup, size_t k, size_t n, uint32_t input_bits,        \
-                        const ModulusData& q);                                                   \
   /* Reductions to [0, q): from [0, 2q), from [0, 4q), and from any 64-bit word. */              \
   void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                   \
   void reduce_from_4q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                   \
@@ -107,13 +90,44 @@ HEFT_DECLARE_KERNELS(ifma)
 HEFT_DECLARE_KERNELS(avx512_emulated)
 HEFT_DECLARE_KERNELS(ifma_emulated)
 
+// Kernels only some levels have. Their table entries are null elsewhere, and
+// the dispatcher composes them from that level's other kernels (a copy then
+// the in-place transform; blockwise products), so a level needs a form of its
+// own only where it is faster. The contracts:
+//   ntt_forward_from / ntt_inverse_from: out = NTT(in) / NTT^-1(in) with the
+//     ranges of the in-place transforms; in untouched, in == out allowed.
+//   dot_product_pair: key switching's inner product, k terms sharing their
+//     left operand: out0 = sum_j x[j] * b[j] and out1 = sum_j x[j] * a[j] mod
+//     q; x, b, a hold k pointers to n words, all in [0, q) -> [0, q) (k = 0
+//     gives zeros). The outputs must not overlap any input.
+//   weighted_sum_mod: base conversion's sum for one target modulus q:
+//     out[c] = sum_{i<k} y[i*stride + c] * w[i] mod q for c < n, with fixed
+//     weights w[i] < q (w_shoup[i] = floor(w[i] 2^64 / q)) and inputs below
+//     2^input_bits, input_bits <= 61 (not necessarily below q) -> [0, q).
+//     out must not overlap y.
+#define HEFT_DECLARE_SUM_KERNELS                                                                \
+  void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,               \
+                        const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n, \
+                        const ModulusData& q);                                                  \
+  void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,     \
+                        const uint64_t* w_shoup, size_t k, size_t n, uint32_t input_bits,       \
+                        const ModulusData& q);
+
+namespace scalar {
+HEFT_DECLARE_SUM_KERNELS
+}  // namespace scalar
+
+namespace avx2 {
+void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table);
+void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table);
+HEFT_DECLARE_SUM_KERNELS
+}  // namespace avx2
+
 // Function-pointer table of one level, built by the dispatcher.
 struct KernelTable {
   const char* name;
   decltype(&scalar::ntt_forward) ntt_forward;
   decltype(&scalar::ntt_inverse) ntt_inverse;
-  decltype(&scalar::ntt_forward_from) ntt_forward_from;
-  decltype(&scalar::ntt_inverse_from) ntt_inverse_from;
   decltype(&scalar::add_mod) add_mod;
   decltype(&scalar::sub_mod) sub_mod;
   decltype(&scalar::negate_mod) negate_mod;
@@ -124,23 +138,25 @@ struct KernelTable {
   decltype(&scalar::reduce_from_2q) reduce_from_2q;
   decltype(&scalar::reduce_from_4q) reduce_from_4q;
   decltype(&scalar::reduce_any) reduce_any;
+  // Optional (null where the level has none; see above).
+  decltype(&avx2::ntt_forward_from) ntt_forward_from;
+  decltype(&avx2::ntt_inverse_from) ntt_inverse_from;
   decltype(&scalar::dot_product_pair) dot_product_pair;
   decltype(&scalar::weighted_sum_mod) weighted_sum_mod;
 };
 
-// The table of level `ns` (a namespace inside heft::math::kernels), for the
-// dispatcher and the tests of the emulated levels.
+// The table of level `ns` (a namespace inside heft::math::kernels) with its
+// mandatory kernels, for the dispatcher and the tests of the emulated levels;
+// the optional entries are left null.
 #define HEFT_KERNEL_TABLE(ns)                                                                   \
   ::heft::math::kernels::KernelTable {                                                          \
 #ns, &::heft::math::kernels::ns::ntt_forward, &::heft::math::kernels::ns::ntt_inverse,      \
-        &::heft::math::kernels::ns::ntt_forward_from,                                           \
-        &::heft::math::kernels::ns::ntt_inverse_from, &::heft::math::kernels::ns::add_mod,      \
-        &::heft::math::kernels::ns::sub_mod, &::heft::math::kernels::ns::negate_mod,            \
-        &::heft::math::kernels::ns::mul_mod, &::heft::math::kernels::ns::mul_scalar_mod,        \
-        &::heft::math::kernels::ns::fma_mod, &::heft::math::kernels::ns::fma_scalar_mod,        \
-        &::heft::math::kernels::ns::reduce_from_2q, &::heft::math::kernels::ns::reduce_from_4q, \
-        &::heft::math::kernels::ns::reduce_any, &::heft::math::kernels::ns::dot_product_pair,   \
-        &::heft::math::kernels::ns::weighted_sum_mod                                            \
+        &::heft::math::kernels::ns::add_mod, &::heft::math::kernels::ns::sub_mod,               \
+        &::heft::math::kernels::ns::negate_mod, &::heft::math::kernels::ns::mul_mod,            \
+        &::heft::math::kernels::ns::mul_scalar_mod, &::heft::math::kernels::ns::fma_mod,        \
+        &::heft::math::kernels::ns::fma_scalar_mod, &::heft::math::kernels::ns::reduce_from_2q, \
+        &::heft::math::kernels::ns::reduce_from_4q, &::heft::math::kernels::ns::reduce_any,     \
+        nullptr, nullptr, nullptr, nullptr                                                      \
   }
 
 }  // namespace heft::math::kernels

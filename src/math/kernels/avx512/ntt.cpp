@@ -117,22 +117,4 @@ void ntt_inverse(uint64_t* values, const NttTableData& table) {
   inverse_ntt<ShoupArith>(values, table);
 }
 
-void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
-  // No fused first pass at this level: copy, then transform in place.
-  if (out != in) {
-    for (uint64_t j = 0; j < table.degree; ++j)
-      out[j] = in[j];
-  }
-  ntt_forward(out, table);
-}
-
-void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
-  // No fused first pass at this level: copy, then transform in place.
-  if (out != in) {
-    for (uint64_t j = 0; j < table.degree; ++j)
-      out[j] = in[j];
-  }
-  ntt_inverse(out, table);
-}
-
 }  // namespace heft::math::kernels::HEFT_AVX512_NAMESPACE

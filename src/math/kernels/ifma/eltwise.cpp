@@ -165,21 +165,6 @@ void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_sho
   map_lanes(out, n, FmaScalar{ShoupProduct(w, w_shoup, q)}, a, c);
 }
 
-void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
-                      const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
-                      const ModulusData& q) {
-  // No dedicated IFMA form yet: this level's own products, blockwise.
-  dot_product_pair_blocked(mul_mod, fma_mod, out0, out1, x, b, a, k, n, q);
-}
-
-void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,
-                      const uint64_t* w_shoup, size_t k, size_t n, uint32_t input_bits,
-                      const ModulusData& q) {
-  // No dedicated IFMA form yet: this level's own row operations.
-  weighted_sum_rows(reduce_any, mul_scalar_mod, fma_scalar_mod, out, y, stride, w, w_shoup, k, n,
-                    input_bits, q);
-}
-
 void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
   HEFT_AVX512_NAMESPACE::reduce_from_2q(out, a, n, q);
 }
