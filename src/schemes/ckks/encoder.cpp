@@ -21,6 +21,15 @@
 //  3. Only if that fails too are all mixed-radix digits computed and x formed
 //     as a multi-word integer, which is exact for any x.
 //
+// Step 2 needs every tower in coefficient form: for a plaintext in NTT form
+// that is one inverse NTT per tower, three quarters of a decode. So for such
+// a plaintext, step 2 first runs in a fast form that transforms nothing
+// more: TowerAgreementCheck compares a random linear combination of tower i's
+// NTT values with the matching combination of the guess's coefficients, a
+// few multiplications per coefficient. A right guess always passes; a wrong
+// one passes every tower with probability at most 2^-64. Only when some
+// tower disagrees are the towers transformed and steps 2, 2b and 3 run.
+//
 // Only the coefficients at multiples of gap are read (sparse packing), and
 // the inverse NTTs run in parallel over towers.
 #include "heft/schemes/ckks/encoder.hpp"
@@ -37,6 +46,7 @@
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
 #include "ring/multiword.hpp"
+#include "schemes/ckks/tower_agreement_check.hpp"
 
 namespace heft::ckks {
 namespace {
@@ -162,6 +172,7 @@ std::size_t half_degree(const std::shared_ptr<const rlwe::Context>& context) {
 Encoder::Encoder(std::shared_ptr<const rlwe::Context> context)
     : context_(std::move(context)), fft_(half_degree(context_)) {
   ring_ = context_->ciphertext_ring();
+  agreement_check_ = std::make_shared<const detail::TowerAgreementCheck>(ring_);
   degree_ = ring_->degree();
   tower_count_ = ring_->tower_count();
   const std::size_t towers = tower_count_;
@@ -594,49 +605,66 @@ std::vector<std::complex<double>> Encoder::decode(const rlwe::Plaintext& plain) 
     candidate[k] = r > (q0 >> 1) ? static_cast<int64_t>(r) - static_cast<int64_t>(q0)
                                  : static_cast<int64_t>(r);
   }
-  // Step 2: one divisibility test per coefficient and tower, right after the
-  // tower's inverse NTT while its coefficients are still in cache. With
-  // d = s - x_i (|d| < 2^62, wrapping as two's complement), q_i | d iff
-  // d * q_i^-1 + bound lands in [0, 2 * bound].
-  std::vector<char> tower_refutes(towers, 0);
-  for_each_index(1, towers, degree_, [&](std::size_t i) {
-    to_coefficients(i);
-    const std::size_t n_used = count;
-    const std::size_t stride = gap;
-    const uint64_t inverse = inverse_mod_word_[i];
-    const uint64_t bound = divisibility_bound_[i];
-    const uint64_t* residues = coefficients[i];
-    const int64_t* candidates = candidate.data();
-    // The largest test value decides for the whole tower (one compare).
-    uint64_t worst = 0;
-    for (std::size_t k = 0; k < n_used; ++k) {
-      const uint64_t d = static_cast<uint64_t>(candidates[k]) - residues[k * stride];
-      worst = std::max(worst, d * inverse + bound);
-    }
-    tower_refutes[i] = worst > 2 * bound ? 1 : 0;
-  });
+  // Step 2, fast form: for a plaintext in NTT form, test the whole guess
+  // against each other tower in NTT form (TowerAgreementCheck), so no other
+  // tower is transformed. If every tower agrees, the guess is x for every
+  // coefficient (with probability at least 1 - 2^-64 over the check's own
+  // randomness); if one does not, fall through to the exact tests below.
+  bool guess_confirmed = towers == 1;
+  if (towers > 1 && plain.poly.is_ntt()) {
+    std::vector<char> agrees(towers, 1);
+    const std::vector<__int128> sums =
+        agreement_check_->guess_sums(std::span<const uint64_t>(coefficients[0], degree_));
+    for_each_index(1, towers, degree_, [&](std::size_t i) {
+      agrees[i] = agreement_check_->agrees(i, plain.poly.tower(i), sums) ? 1 : 0;
+    });
+    guess_confirmed = std::find(agrees.begin(), agrees.end(), 0) == agrees.end();
+  }
 
   AlignedBuffer<double> values(count, AlignedBuffer<double>::Uninitialized{});
   for (std::size_t k = 0; k < count; ++k)
     values[k] = static_cast<double>(candidate[k]) / scale;
-
-  // Steps 2b and 3 for the coefficients that some tower refuted.
-  if (std::find(tower_refutes.begin(), tower_refutes.end(), 1) != tower_refutes.end()) {
-    std::vector<char> refuted(count, 0);
-    for (std::size_t i = 1; i < towers; ++i) {
-      if (tower_refutes[i] == 0) continue;
+  if (!guess_confirmed) {
+    // Step 2: one divisibility test per coefficient and tower, right after the
+    // tower's inverse NTT while its coefficients are still in cache. With
+    // d = s - x_i (|d| < 2^62, wrapping as two's complement), q_i | d iff
+    // d * q_i^-1 + bound lands in [0, 2 * bound].
+    std::vector<char> tower_refutes(towers, 0);
+    for_each_index(1, towers, degree_, [&](std::size_t i) {
+      to_coefficients(i);
+      const std::size_t n_used = count;
+      const std::size_t stride = gap;
       const uint64_t inverse = inverse_mod_word_[i];
       const uint64_t bound = divisibility_bound_[i];
       const uint64_t* residues = coefficients[i];
-      for (std::size_t k = 0; k < count; ++k) {
-        const uint64_t d = static_cast<uint64_t>(candidate[k]) - residues[k * gap];
-        refuted[k] |= d * inverse + bound > 2 * bound ? 1 : 0;
+      const int64_t* candidates = candidate.data();
+      // The largest test value decides for the whole tower (one compare).
+      uint64_t worst = 0;
+      for (std::size_t k = 0; k < n_used; ++k) {
+        const uint64_t d = static_cast<uint64_t>(candidates[k]) - residues[k * stride];
+        worst = std::max(worst, d * inverse + bound);
       }
+      tower_refutes[i] = worst > 2 * bound ? 1 : 0;
+    });
+
+    // Steps 2b and 3 for the coefficients that some tower refuted.
+    if (std::find(tower_refutes.begin(), tower_refutes.end(), 1) != tower_refutes.end()) {
+      std::vector<char> refuted(count, 0);
+      for (std::size_t i = 1; i < towers; ++i) {
+        if (tower_refutes[i] == 0) continue;
+        const uint64_t inverse = inverse_mod_word_[i];
+        const uint64_t bound = divisibility_bound_[i];
+        const uint64_t* residues = coefficients[i];
+        for (std::size_t k = 0; k < count; ++k) {
+          const uint64_t d = static_cast<uint64_t>(candidate[k]) - residues[k * gap];
+          refuted[k] |= d * inverse + bound > 2 * bound ? 1 : 0;
+        }
+      }
+      std::vector<std::size_t> positions;
+      for (std::size_t k = 0; k < count; ++k)
+        if (refuted[k] != 0) positions.push_back(k);
+      decode_large(coefficients.data(), towers, gap, positions, scale, values.span());
     }
-    std::vector<std::size_t> positions;
-    for (std::size_t k = 0; k < count; ++k)
-      if (refuted[k] != 0) positions.push_back(k);
-    decode_large(coefficients.data(), towers, gap, positions, scale, values.span());
   }
 
   std::vector<std::complex<double>> u(n);

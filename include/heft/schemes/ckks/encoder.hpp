@@ -15,7 +15,10 @@
 // Decoding reads every needed coefficient as the centered integer in
 // (-Q_l/2, Q_l/2], divides by plain.scale and applies SpecialFft::forward.
 // The reconstruction is exact for every input, yet costs about one multiply
-// per coefficient and tower in the common case (see encoder.cpp).
+// per coefficient and tower in the common case (see encoder.cpp). For a
+// plaintext in NTT form, the common case is confirmed by a randomized test
+// that fails with probability at most 2^-64 (TowerAgreementCheck), so only
+// tower 0 is transformed back.
 //
 // Bad input throws InvalidArgument (MismatchError for a plaintext of another
 // context) and leaves every argument as it was. An Encoder is immutable after
@@ -34,6 +37,10 @@
 #include "heft/schemes/ckks/special_fft.hpp"
 
 namespace heft::ckks {
+
+namespace detail {
+class TowerAgreementCheck;
+}
 
 class Encoder {
  public:
@@ -137,6 +144,9 @@ class Encoder {
   // bit k of half_sign_[i * N/64 ...] set where the value is +I_i.
   std::vector<uint64_t> half_root_;
   std::vector<uint64_t> half_sign_;
+  // Tests a tower-0 guess against the other towers in NTT form, so decoding
+  // transforms only tower 0 in the common case; shared by copies.
+  std::shared_ptr<const detail::TowerAgreementCheck> agreement_check_;
 };
 
 }  // namespace heft::ckks
