@@ -41,11 +41,11 @@ void PrintTo(const Level& level, std::ostream* os) {
 }
 
 std::vector<Level> all_levels() {
-  std::vector<Level> levels = {{HEFT_KERNEL_TABLE(avx512), Isa::avx512, true},
-                               {HEFT_KERNEL_TABLE(ifma), Isa::ifma, true}};
+  std::vector<Level> levels = {{HEFT_AVX512_KERNEL_TABLE(avx512), Isa::avx512, true},
+                               {HEFT_IFMA_KERNEL_TABLE(ifma), Isa::ifma, true}};
 #ifdef HEFT_HAVE_EMULATED_KERNELS
-  levels.push_back({HEFT_KERNEL_TABLE(avx512_emulated), Isa::avx512, false});
-  levels.push_back({HEFT_KERNEL_TABLE(ifma_emulated), Isa::ifma, false});
+  levels.push_back({HEFT_AVX512_KERNEL_TABLE(avx512_emulated), Isa::avx512, false});
+  levels.push_back({HEFT_IFMA_KERNEL_TABLE(ifma_emulated), Isa::ifma, false});
 #endif
   return levels;
 }
@@ -269,25 +269,34 @@ void check_op(const char* name, const std::vector<uint64_t>& expected,
   }
 }
 
-// These levels have no out-of-place transforms of their own either: the
-// dispatcher copies, then runs the in-place one. Same result, input kept.
-TEST_P(KernelLevelTest, ComposedOutOfPlaceNtt) {
+// The levels' own out-of-place transforms (and the composed copy-then-
+// transform form) equal the in-place ones and leave the input as it was, at
+// every N, including the sizes below one 16-value block and those whose first
+// pass is a radix-2 or a radix-4 one.
+TEST_P(KernelLevelTest, OutOfPlaceNtt) {
   const KernelTable& level = kernels();
+  ASSERT_NE(level.ntt_forward_from, nullptr);
+  ASSERT_NE(level.ntt_inverse_from, nullptr);
   for (int bits : prime_bits(isa())) {
-    const uint64_t n = 1024;
-    const Modulus q = generate_ntt_primes(bits, n, 1)[0];
-    const NttTables tables(n, q);
-    for (bool forward : {true, false}) {
-      std::vector<uint64_t> input(n);
-      for (auto& v : input)
-        v = uniform((forward ? 4 : 2) * q.value());  // the transforms' lazy input ranges
-      const std::vector<uint64_t> kept = input;
-      std::vector<uint64_t> in_place = input, output(n, 0);
-      const auto transform = forward ? level.ntt_forward : level.ntt_inverse;
-      transform(in_place.data(), tables.data());
-      kernels::transform_from(transform, output.data(), input.data(), tables.data());
-      EXPECT_EQ(output, in_place) << level.name << " bits=" << bits << " forward=" << forward;
-      EXPECT_EQ(input, kept);
+    for (uint64_t n : {8, 16, 32, 64, 1024, 2048}) {
+      const Modulus q = generate_ntt_primes(bits, n, 1)[0];
+      const NttTables tables(n, q);
+      for (bool forward : {true, false}) {
+        std::vector<uint64_t> input(n);
+        for (auto& v : input)
+          v = uniform((forward ? 4 : 2) * q.value());  // the transforms' lazy input ranges
+        const std::vector<uint64_t> kept = input;
+        std::vector<uint64_t> in_place = input, output(n, 0), composed(n, 0);
+        const auto transform = forward ? level.ntt_forward : level.ntt_inverse;
+        const auto transform_from = forward ? level.ntt_forward_from : level.ntt_inverse_from;
+        transform(in_place.data(), tables.data());
+        transform_from(output.data(), input.data(), tables.data());
+        kernels::transform_from(transform, composed.data(), input.data(), tables.data());
+        EXPECT_EQ(output, in_place)
+            << level.name << " bits=" << bits << " n=" << n << " forward=" << forward;
+        EXPECT_EQ(composed, in_place) << level.name << " bits=" << bits << " n=" << n;
+        EXPECT_EQ(input, kept);
+      }
     }
   }
 }
@@ -298,7 +307,8 @@ TEST_P(KernelLevelTest, DotProductPair) {
     const uint64_t qv = q.value();
     const ModulusData md = modulus_data(q);
     const std::vector<uint64_t> edges = {0, qv - 1, qv / 2, 1 % qv};
-    for (std::size_t terms : {1, 5, 9}) {
+    // Around the ifma form's fold every 8 terms, and none at all.
+    for (std::size_t terms : {0, 1, 5, 8, 9, 16, 17, 25}) {
       const std::size_t n = 1027;  // blocks of 512 and a masked tail
       std::vector<std::vector<uint64_t>> x, b, a;
       std::vector<const uint64_t*> xp, bp, ap;
@@ -310,11 +320,16 @@ TEST_P(KernelLevelTest, DotProductPair) {
         bp.push_back(b.back().data());
         ap.push_back(a.back().data());
       }
-      std::vector<uint64_t> out0(n), out1(n);
-      // These levels have no dot_product_pair of their own: the dispatcher
-      // composes it from their mul_mod and fma_mod.
-      kernels::dot_product_pair_blockwise(level, out0.data(), out1.data(), xp.data(), bp.data(),
-                                          ap.data(), terms, n, md);
+      std::vector<uint64_t> out0(n, 1), out1(n, 1);
+      // The level's own form (ifma), else the dispatcher's composition from
+      // its mul_mod and fma_mod.
+      if (level.dot_product_pair != nullptr) {
+        level.dot_product_pair(out0.data(), out1.data(), xp.data(), bp.data(), ap.data(), terms, n,
+                               md);
+      } else {
+        kernels::dot_product_pair_blockwise(level, out0.data(), out1.data(), xp.data(), bp.data(),
+                                            ap.data(), terms, n, md);
+      }
       for (std::size_t i = 0; i < n; ++i) {
         u128 sum0 = 0, sum1 = 0;
         for (std::size_t j = 0; j < terms; ++j) {

@@ -14,6 +14,8 @@
 //    lanes after one two-source permute per register and stage. Twiddles of
 //    t = 1 are read straight from the table in the order their lanes need.
 //  - N < 16 goes to the scalar kernels.
+//  - Out of place: the first pass reads the input array and writes the
+//    output, the later ones work in the output (input == output is in place).
 //
 // An arithmetic policy Arith provides:
 //  - Twiddle (a per-lane twiddle with its Shoup constant) and Constants (the
@@ -142,11 +144,12 @@ inline void block_twiddles(const TwiddleTable& table, uint64_t n, uint64_t b, co
 }
 
 // Forward stages t = 8, 4, 2, 1 on 16 values, then the final reduction to [0, q).
+// Reads the block at `in`, writes it at `v`.
 template <class Arith>
-inline void forward_block(uint64_t* v, const BlockTwiddles<Arith>& w, const Permutes& p,
-                          const typename Arith::Constants& c) {
-  __m512i a = load(v);
-  __m512i b = load(v + 8);
+inline void forward_block(uint64_t* v, const uint64_t* in, const BlockTwiddles<Arith>& w,
+                          const Permutes& p, const typename Arith::Constants& c) {
+  __m512i a = load(in);
+  __m512i b = load(in + 8);
   Arith::forward_butterfly(a, b, w.t8, c);
   __m512i x = permute2(a, p.low_halves, b);
   __m512i y = permute2(a, p.high_halves, b);
@@ -165,12 +168,13 @@ inline void forward_block(uint64_t* v, const BlockTwiddles<Arith>& w, const Perm
 
 // Inverse stages t = 1, 2, 4, 8 on 16 values. When N = 16 the t = 8 stage is
 // the last one and takes the 1/N factor (kLast).
+// Reads the block at `in`, writes it at `v`.
 template <class Arith, bool kLast>
-inline void inverse_block(uint64_t* v, const BlockTwiddles<Arith>& w,
+inline void inverse_block(uint64_t* v, const uint64_t* in, const BlockTwiddles<Arith>& w,
                           const InverseScale<Arith>& scale, const Permutes& p,
                           const typename Arith::Constants& c) {
-  __m512i a = load(v);
-  __m512i b = load(v + 8);
+  __m512i a = load(in);
+  __m512i b = load(in + 8);
   __m512i x = permute2(a, p.evens, b);
   __m512i y = permute2(a, p.odds, b);
   Arith::inverse_butterfly(x, y, w.t1, c);
@@ -192,12 +196,13 @@ inline void inverse_block(uint64_t* v, const BlockTwiddles<Arith>& w,
 }
 
 // Runs butterfly(x, y) over the vectors of two half-groups x[0, t), y[0, t),
-// two vectors per step.
+// two vectors per step, reading them at x_in, y_in.
 template <class Butterfly>
-inline void for_each_pair(uint64_t* x, uint64_t* y, uint64_t t, const Butterfly& butterfly) {
+inline void for_each_pair(uint64_t* x, uint64_t* y, const uint64_t* x_in, const uint64_t* y_in,
+                          uint64_t t, const Butterfly& butterfly) {
   for (uint64_t j = 0; j < t; j += 16) {
-    __m512i x0 = load(x + j), x1 = load(x + j + 8);
-    __m512i y0 = load(y + j), y1 = load(y + j + 8);
+    __m512i x0 = load(x_in + j), x1 = load(x_in + j + 8);
+    __m512i y0 = load(y_in + j), y1 = load(y_in + j + 8);
     butterfly(x0, y0);
     butterfly(x1, y1);
     store(x + j, x0);
@@ -207,13 +212,18 @@ inline void for_each_pair(uint64_t* x, uint64_t* y, uint64_t t, const Butterfly&
   }
 }
 
-// Runs butterflies(x0, x1, x2, x3) over the vectors of four quarters
-// p0..p3[0, h), one vector of each per step.
+// Runs butterflies(x0, x1, x2, x3) over the vectors of four consecutive
+// quarters p0 + k h [0, h), k < 4, one vector of each per step, reading them
+// from the same places in `in`.
 template <class Butterflies>
-inline void for_each_quad(uint64_t* p0, uint64_t* p1, uint64_t* p2, uint64_t* p3, uint64_t h,
+inline void for_each_quad(uint64_t* p0, const uint64_t* in, uint64_t h,
                           const Butterflies& butterflies) {
+  uint64_t* p1 = p0 + h;
+  uint64_t* p2 = p1 + h;
+  uint64_t* p3 = p2 + h;
   for (uint64_t j = 0; j < h; j += 8) {
-    __m512i x0 = load(p0 + j), x1 = load(p1 + j), x2 = load(p2 + j), x3 = load(p3 + j);
+    __m512i x0 = load(in + j), x1 = load(in + h + j), x2 = load(in + 2 * h + j),
+            x3 = load(in + 3 * h + j);
     butterflies(x0, x1, x2, x3);
     store(p0 + j, x0);
     store(p1 + j, x1);
@@ -222,31 +232,31 @@ inline void for_each_quad(uint64_t* p0, uint64_t* p1, uint64_t* p2, uint64_t* p3
   }
 }
 
-// One forward stage (m groups of half-length t >= 16).
+// One forward stage (m groups of half-length t >= 16), reading `input`.
 template <class Arith>
-void forward_radix2(uint64_t* values, uint64_t m, uint64_t t, const TwiddleTable& table,
-                    const typename Arith::Constants& c) {
+void forward_radix2(uint64_t* values, const uint64_t* input, uint64_t m, uint64_t t,
+                    const TwiddleTable& table, const typename Arith::Constants& c) {
   for (uint64_t i = 0; i < m; ++i) {
     const auto w = broadcast_at<Arith>(table, m + i);
     uint64_t* x = values + 2 * i * t;
-    for_each_pair(x, x + t, t,
+    const uint64_t* x_in = input + 2 * i * t;
+    for_each_pair(x, x + t, x_in, x_in + t, t,
                   [&](__m512i& x0, __m512i& y0) { Arith::forward_butterfly(x0, y0, w, c); });
   }
 }
 
 // Forward stages (m, t) and (2m, t/2) in one pass, t >= 32: each group of 2t
 // values is split in quarters q0..q3; stage one pairs (q0, q2), (q1, q3), stage
-// two (q0, q1), (q2, q3).
+// two (q0, q1), (q2, q3). Reads `input`.
 template <class Arith>
-void forward_radix4(uint64_t* values, uint64_t m, uint64_t t, const TwiddleTable& table,
-                    const typename Arith::Constants& c) {
+void forward_radix4(uint64_t* values, const uint64_t* input, uint64_t m, uint64_t t,
+                    const TwiddleTable& table, const typename Arith::Constants& c) {
   const uint64_t h = t / 2;
   for (uint64_t i = 0; i < m; ++i) {
     const auto w1 = broadcast_at<Arith>(table, m + i);
     const auto w2 = broadcast_at<Arith>(table, 2 * m + 2 * i);
     const auto w3 = broadcast_at<Arith>(table, 2 * m + 2 * i + 1);
-    uint64_t* p0 = values + 2 * i * t;
-    for_each_quad(p0, p0 + h, p0 + t, p0 + t + h, h,
+    for_each_quad(values + 2 * i * t, input + 2 * i * t, h,
                   [&](__m512i& x0, __m512i& x1, __m512i& x2, __m512i& x3) {
                     Arith::forward_butterfly(x0, x2, w1, c);
                     Arith::forward_butterfly(x1, x3, w1, c);
@@ -256,39 +266,41 @@ void forward_radix4(uint64_t* values, uint64_t m, uint64_t t, const TwiddleTable
   }
 }
 
-// The four smallest forward stages over all blocks, two blocks per step.
+// The four smallest forward stages over all blocks, two blocks per step,
+// reading `input`.
 template <class Arith>
-void forward_last4(uint64_t* values, uint64_t n, const TwiddleTable& table,
+void forward_last4(uint64_t* values, const uint64_t* input, uint64_t n, const TwiddleTable& table,
                    const typename Arith::Constants& c) {
   const Permutes p = make_permutes();
   BlockTwiddles<Arith> first, second;
   if (n == 16) {
     block_twiddles(table, n, 0, p, false, first, second);
-    forward_block(values, first, p, c);
+    forward_block(values, input, first, p, c);
     return;
   }
   for (uint64_t b = 0; b < n / 16; b += 2) {
     block_twiddles(table, n, b, p, true, first, second);
-    forward_block(values + 16 * b, first, p, c);
-    forward_block(values + 16 * b + 16, second, p, c);
+    forward_block(values + 16 * b, input + 16 * b, first, p, c);
+    forward_block(values + 16 * b + 16, input + 16 * b + 16, second, p, c);
   }
 }
 
-// The four smallest inverse stages over all blocks, two blocks per step.
+// The four smallest inverse stages over all blocks, two blocks per step,
+// reading `input`.
 template <class Arith>
-void inverse_first4(uint64_t* values, uint64_t n, const TwiddleTable& table,
+void inverse_first4(uint64_t* values, const uint64_t* input, uint64_t n, const TwiddleTable& table,
                     const InverseScale<Arith>& scale, const typename Arith::Constants& c) {
   const Permutes p = make_permutes();
   BlockTwiddles<Arith> first, second;
   if (n == 16) {
     block_twiddles(table, n, 0, p, false, first, second);
-    inverse_block<Arith, true>(values, first, scale, p, c);
+    inverse_block<Arith, true>(values, input, first, scale, p, c);
     return;
   }
   for (uint64_t b = 0; b < n / 16; b += 2) {
     block_twiddles(table, n, b, p, true, first, second);
-    inverse_block<Arith, false>(values + 16 * b, first, scale, p, c);
-    inverse_block<Arith, false>(values + 16 * b + 16, second, scale, p, c);
+    inverse_block<Arith, false>(values + 16 * b, input + 16 * b, first, scale, p, c);
+    inverse_block<Arith, false>(values + 16 * b + 16, input + 16 * b + 16, second, scale, p, c);
   }
 }
 
@@ -299,7 +311,7 @@ void inverse_radix2(uint64_t* values, uint64_t m, uint64_t t, const TwiddleTable
   for (uint64_t i = 0; i < m; ++i) {
     const auto w = broadcast_at<Arith>(table, m + i);
     uint64_t* x = values + 2 * i * t;
-    for_each_pair(x, x + t, t, [&](__m512i& x0, __m512i& y0) {
+    for_each_pair(x, x + t, x, x + t, t, [&](__m512i& x0, __m512i& y0) {
       if constexpr (kLast) {
         Arith::inverse_butterfly_last(x0, y0, scale.inv_n, scale.inv_n_root, c);
       } else {
@@ -320,55 +332,70 @@ void inverse_radix4(uint64_t* values, uint64_t m, uint64_t t, const TwiddleTable
     const auto w1 = broadcast_at<Arith>(table, m + 2 * i + 1);
     const auto w2 = broadcast_at<Arith>(table, m / 2 + i);
     uint64_t* p0 = values + 4 * i * t;
-    for_each_quad(p0, p0 + t, p0 + 2 * t, p0 + 3 * t, t,
-                  [&](__m512i& x0, __m512i& x1, __m512i& x2, __m512i& x3) {
-                    Arith::inverse_butterfly(x0, x1, w0, c);
-                    Arith::inverse_butterfly(x2, x3, w1, c);
-                    if constexpr (kLast) {
-                      Arith::inverse_butterfly_last(x0, x2, scale.inv_n, scale.inv_n_root, c);
-                      Arith::inverse_butterfly_last(x1, x3, scale.inv_n, scale.inv_n_root, c);
-                    } else {
-                      Arith::inverse_butterfly(x0, x2, w2, c);
-                      Arith::inverse_butterfly(x1, x3, w2, c);
-                    }
-                  });
+    for_each_quad(p0, p0, t, [&](__m512i& x0, __m512i& x1, __m512i& x2, __m512i& x3) {
+      Arith::inverse_butterfly(x0, x1, w0, c);
+      Arith::inverse_butterfly(x2, x3, w1, c);
+      if constexpr (kLast) {
+        Arith::inverse_butterfly_last(x0, x2, scale.inv_n, scale.inv_n_root, c);
+        Arith::inverse_butterfly_last(x1, x3, scale.inv_n, scale.inv_n_root, c);
+      } else {
+        Arith::inverse_butterfly(x0, x2, w2, c);
+        Arith::inverse_butterfly(x1, x3, w2, c);
+      }
+    });
   }
 }
 
-// The forward NTT (see kernel_api.hpp) with the arithmetic of Arith.
+// N < 16: the scalar transform, on a copy when out of place.
+inline void copy_values(uint64_t* out, const uint64_t* in, uint64_t n) {
+  if (out == in) return;
+  for (uint64_t i = 0; i < n; ++i)
+    out[i] = in[i];
+}
+
+// The forward NTT (see kernel_api.hpp) of `input` into `values` with the
+// arithmetic of Arith.
 template <class Arith>
-void forward_ntt(uint64_t* values, const NttTableData& table) {
+void forward_ntt(uint64_t* values, const uint64_t* input, const NttTableData& table) {
   const uint64_t n = table.degree;
   if (n < 16) {
+    copy_values(values, input, n);
     scalar::ntt_forward(values, table);
     return;
   }
   const typename Arith::Constants c = Arith::make_constants(table.modulus.value);
   const TwiddleTable roots = Arith::forward_table(table);
-  // Stages with t >= 16 (log2(N) - 4 of them): an odd one out first, then pairs.
+  // Stages with t >= 16 (log2(N) - 4 of them): an odd one out first, then
+  // pairs. Whichever pass comes first reads `input`.
+  const uint64_t* source = input;
   uint64_t m = 1, t = n / 2;
   if (((table.log_degree - 4) & 1) != 0) {
-    forward_radix2<Arith>(values, m, t, roots, c);
+    forward_radix2<Arith>(values, source, m, t, roots, c);
+    source = values;
     m = 2;
     t = n / 4;
   }
-  for (; t > 8; m *= 4, t /= 4)
-    forward_radix4<Arith>(values, m, t, roots, c);
-  forward_last4<Arith>(values, n, roots, c);
+  for (; t > 8; m *= 4, t /= 4) {
+    forward_radix4<Arith>(values, source, m, t, roots, c);
+    source = values;
+  }
+  forward_last4<Arith>(values, source, n, roots, c);
 }
 
-// The inverse NTT (see kernel_api.hpp) with the arithmetic of Arith.
+// The inverse NTT (see kernel_api.hpp) of `input` into `values` with the
+// arithmetic of Arith.
 template <class Arith>
-void inverse_ntt(uint64_t* values, const NttTableData& table) {
+void inverse_ntt(uint64_t* values, const uint64_t* input, const NttTableData& table) {
   const uint64_t n = table.degree;
   if (n < 16) {
+    copy_values(values, input, n);
     scalar::ntt_inverse(values, table);
     return;
   }
   const typename Arith::Constants c = Arith::make_constants(table.modulus.value);
   const TwiddleTable roots = Arith::inverse_table(table);
   const InverseScale<Arith> scale = Arith::inverse_scale(table);
-  inverse_first4<Arith>(values, n, roots, scale, c);
+  inverse_first4<Arith>(values, input, n, roots, scale, c);
   // Stages with t >= 16 (stage t has m = N / 2t groups): an odd one out first,
   // then pairs; whichever pass contains m = 1 applies 1/N.
   uint64_t m = n / 32, t = 16;

@@ -35,8 +35,8 @@ KernelTable avx2_table() {
   return table;
 }
 
-const KernelTable kTables[] = {scalar_table(), avx2_table(), HEFT_KERNEL_TABLE(avx512),
-                               HEFT_KERNEL_TABLE(ifma)};
+const KernelTable kTables[] = {scalar_table(), avx2_table(), HEFT_AVX512_KERNEL_TABLE(avx512),
+                               HEFT_IFMA_KERNEL_TABLE(ifma)};
 
 constexpr uint64_t kIfmaModulusBound = uint64_t{1} << 50;
 

@@ -105,12 +105,17 @@ HEFT_DECLARE_KERNELS(ifma_emulated)
 //     weights w[i] < q (w_shoup[i] = floor(w[i] 2^64 / q)) and inputs below
 //     2^input_bits, input_bits <= 61 (not necessarily below q) -> [0, q).
 //     out must not overlap y.
-#define HEFT_DECLARE_SUM_KERNELS                                                                \
+#define HEFT_DECLARE_OUT_OF_PLACE_NTT                                                  \
+  void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table); \
+  void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table);
+#define HEFT_DECLARE_DOT_PRODUCT_PAIR                                                           \
   void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,               \
                         const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n, \
-                        const ModulusData& q);                                                  \
-  void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,     \
-                        const uint64_t* w_shoup, size_t k, size_t n, uint32_t input_bits,       \
+                        const ModulusData& q);
+#define HEFT_DECLARE_SUM_KERNELS                                                            \
+  HEFT_DECLARE_DOT_PRODUCT_PAIR                                                             \
+  void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w, \
+                        const uint64_t* w_shoup, size_t k, size_t n, uint32_t input_bits,   \
                         const ModulusData& q);
 
 namespace scalar {
@@ -118,10 +123,26 @@ HEFT_DECLARE_SUM_KERNELS
 }  // namespace scalar
 
 namespace avx2 {
-void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table);
-void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table);
+HEFT_DECLARE_OUT_OF_PLACE_NTT
 HEFT_DECLARE_SUM_KERNELS
 }  // namespace avx2
+
+// The AVX-512 levels (and their emulated builds): out-of-place transforms,
+// and for ifma the inner product (q < 2^50; larger moduli go to the scalar one).
+namespace avx512 {
+HEFT_DECLARE_OUT_OF_PLACE_NTT
+}  // namespace avx512
+namespace avx512_emulated {
+HEFT_DECLARE_OUT_OF_PLACE_NTT
+}  // namespace avx512_emulated
+namespace ifma {
+HEFT_DECLARE_OUT_OF_PLACE_NTT
+HEFT_DECLARE_DOT_PRODUCT_PAIR
+}  // namespace ifma
+namespace ifma_emulated {
+HEFT_DECLARE_OUT_OF_PLACE_NTT
+HEFT_DECLARE_DOT_PRODUCT_PAIR
+}  // namespace ifma_emulated
 
 // Function-pointer table of one level, built by the dispatcher.
 struct KernelTable {
@@ -146,9 +167,9 @@ struct KernelTable {
 };
 
 // The table of level `ns` (a namespace inside heft::math::kernels) with its
-// mandatory kernels, for the dispatcher and the tests of the emulated levels;
-// the optional entries are left null.
-#define HEFT_KERNEL_TABLE(ns)                                                                   \
+// mandatory kernels and the given optional ones (null for none), for the
+// dispatcher and the tests of the emulated levels.
+#define HEFT_KERNEL_TABLE_WITH(ns, forward_from, inverse_from, dot_pair, weighted_sum)          \
   ::heft::math::kernels::KernelTable {                                                          \
 #ns, &::heft::math::kernels::ns::ntt_forward, &::heft::math::kernels::ns::ntt_inverse,      \
         &::heft::math::kernels::ns::add_mod, &::heft::math::kernels::ns::sub_mod,               \
@@ -156,7 +177,17 @@ struct KernelTable {
         &::heft::math::kernels::ns::mul_scalar_mod, &::heft::math::kernels::ns::fma_mod,        \
         &::heft::math::kernels::ns::fma_scalar_mod, &::heft::math::kernels::ns::reduce_from_2q, \
         &::heft::math::kernels::ns::reduce_from_4q, &::heft::math::kernels::ns::reduce_any,     \
-        nullptr, nullptr, nullptr, nullptr                                                      \
+        forward_from, inverse_from, dot_pair, weighted_sum                                      \
   }
+// Only the mandatory kernels.
+#define HEFT_KERNEL_TABLE(ns) HEFT_KERNEL_TABLE_WITH(ns, nullptr, nullptr, nullptr, nullptr)
+// The AVX-512 levels' tables, with the optional kernels they have.
+#define HEFT_AVX512_KERNEL_TABLE(ns)                                       \
+  HEFT_KERNEL_TABLE_WITH(ns, &::heft::math::kernels::ns::ntt_forward_from, \
+                         &::heft::math::kernels::ns::ntt_inverse_from, nullptr, nullptr)
+#define HEFT_IFMA_KERNEL_TABLE(ns)                                         \
+  HEFT_KERNEL_TABLE_WITH(ns, &::heft::math::kernels::ns::ntt_forward_from, \
+                         &::heft::math::kernels::ns::ntt_inverse_from,     \
+                         &::heft::math::kernels::ns::dot_product_pair, nullptr)
 
 }  // namespace heft::math::kernels

@@ -109,12 +109,20 @@ struct ShoupArith {
 
 }  // namespace
 
+void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
+  forward_ntt<ShoupArith>(out, in, table);
+}
+
+void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
+  inverse_ntt<ShoupArith>(out, in, table);
+}
+
 void ntt_forward(uint64_t* values, const NttTableData& table) {
-  forward_ntt<ShoupArith>(values, table);
+  ntt_forward_from(values, values, table);
 }
 
 void ntt_inverse(uint64_t* values, const NttTableData& table) {
-  inverse_ntt<ShoupArith>(values, table);
+  ntt_inverse_from(values, values, table);
 }
 
 }  // namespace heft::math::kernels::HEFT_AVX512_NAMESPACE

@@ -9,6 +9,9 @@
 // width the multiply-adds read. A residue r < 2^52 of w*y - Q*q is recovered
 // as the low 52 bits of lo52(w*y) + lo52(Q*(2^52 - q)) (+ an addend), which
 // differ from r by 0 or 2^52 before the mask.
+//
+// dot_product_pair (key switching's inner product) accumulates the 52-bit
+// halves of its products and reduces only every few terms (see below).
 #include "math/kernels/avx512_eltwise_loops.hpp"
 #include "math/kernels/avx512_intrinsics.hpp"
 #include "math/kernels/kernel_api.hpp"
@@ -116,7 +119,76 @@ struct FmaScalar {
   }
 };
 
+// Key switching's inner product (dot_product_pair in kernel_api.hpp) for
+// q < 2^50, with no reduction per term. Each product p = x b < q^2 < 2^100 is
+// added to two accumulators by the multiply-adds themselves: lo += p mod 2^52
+// and hi += floor(p / 2^52) < 2^48. Every kFoldTerms terms, and at the end,
+// the pair is folded back into one value in [0, 4q), congruent to
+// hi 2^52 + lo: H = hi + floor(lo / 2^52) times (2^52 mod q), plus
+// (lo mod 2^52) times 1, both Shoup products (H < 2^52 is required). Between
+// folds lo < 4q + 8 * 2^52 < 2^56 and hi < 8 * 2^48, so H < 2^51 + 9.
+constexpr std::size_t kFoldTerms = 8;
+
+struct ProductFolder {
+  ShoupProduct by_two52;  // times 2^52 mod q
+  ShoupProduct by_one;    // times 1: reduces a value below 2^52 lazily
+  __m512i mask52;
+
+  // Shoup constants floor(w 2^64 / q), which ShoupProduct shifts to 52 bits.
+  static uint64_t shoup64(uint64_t w, uint64_t q) {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(w) << 64) / q);
+  }
+  explicit ProductFolder(uint64_t q)
+      : by_two52((uint64_t{1} << 52) % q, shoup64((uint64_t{1} << 52) % q, q), q),
+        by_one(1, shoup64(1, q), q),
+        mask52(set1(kMask52)) {}
+
+  // [0, 4q), congruent to hi 2^52 + lo.
+  __m512i fold(__m512i lo, __m512i hi) const {
+    const __m512i high = _mm512_add_epi64(hi, _mm512_srli_epi64(lo, 52));
+    const __m512i low = by_one.lazy(_mm512_and_si512(lo, mask52), by_one.zero);  // [0, 2q)
+    return by_two52.lazy(high, low);                                             // + [0, 2q)
+  }
+  __m512i finish(__m512i lo, __m512i hi) const {
+    return reduce_once(reduce_once(fold(lo, hi), by_one.two_q), by_one.q);
+  }
+};
+
 }  // namespace
+
+void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
+                      const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
+                      const ModulusData& q) {
+  if (q.value >= kModulusBound) {
+    scalar::dot_product_pair(out0, out1, x, b, a, k, n, q);
+    return;
+  }
+  const ProductFolder folder(q.value);
+  const __m512i zero = _mm512_setzero_si512();
+  for (size_t i = 0; i < n; i += 8) {
+    // Full vectors, then a masked tail that reads and writes nothing past n.
+    const __mmask8 lanes =
+        n - i >= 8 ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << (n - i)) - 1);
+    __m512i lo0 = zero, hi0 = zero, lo1 = zero, hi1 = zero;
+    for (size_t j = 0; j < k; ++j) {
+      const __m512i xv = _mm512_maskz_loadu_epi64(lanes, x[j] + i);
+      const __m512i bv = _mm512_maskz_loadu_epi64(lanes, b[j] + i);
+      const __m512i av = _mm512_maskz_loadu_epi64(lanes, a[j] + i);
+      lo0 = _mm512_madd52lo_epu64(lo0, xv, bv);
+      hi0 = _mm512_madd52hi_epu64(hi0, xv, bv);
+      lo1 = _mm512_madd52lo_epu64(lo1, xv, av);
+      hi1 = _mm512_madd52hi_epu64(hi1, xv, av);
+      if ((j + 1) % kFoldTerms == 0 && j + 1 < k) {
+        lo0 = folder.fold(lo0, hi0);
+        lo1 = folder.fold(lo1, hi1);
+        hi0 = zero;
+        hi1 = zero;
+      }
+    }
+    _mm512_mask_storeu_epi64(out0 + i, lanes, folder.finish(lo0, hi0));
+    _mm512_mask_storeu_epi64(out1 + i, lanes, folder.finish(lo1, hi1));
+  }
+}
 
 void add_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q) {
   HEFT_AVX512_NAMESPACE::add_mod(out, a, b, n, q);

@@ -91,20 +91,28 @@ struct Ifma52Arith {
 
 }  // namespace
 
-void ntt_forward(uint64_t* values, const NttTableData& table) {
+void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
   if (table.roots_shoup52 == nullptr) {  // q >= 2^50: no 52-bit tables
-    HEFT_AVX512_NAMESPACE::ntt_forward(values, table);
+    HEFT_AVX512_NAMESPACE::ntt_forward_from(out, in, table);
     return;
   }
-  forward_ntt<Ifma52Arith>(values, table);
+  forward_ntt<Ifma52Arith>(out, in, table);
+}
+
+void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
+  if (table.inv_roots_shoup52 == nullptr) {  // q >= 2^50: no 52-bit tables
+    HEFT_AVX512_NAMESPACE::ntt_inverse_from(out, in, table);
+    return;
+  }
+  inverse_ntt<Ifma52Arith>(out, in, table);
+}
+
+void ntt_forward(uint64_t* values, const NttTableData& table) {
+  ntt_forward_from(values, values, table);
 }
 
 void ntt_inverse(uint64_t* values, const NttTableData& table) {
-  if (table.inv_roots_shoup52 == nullptr) {  // q >= 2^50: no 52-bit tables
-    HEFT_AVX512_NAMESPACE::ntt_inverse(values, table);
-    return;
-  }
-  inverse_ntt<Ifma52Arith>(values, table);
+  ntt_inverse_from(values, values, table);
 }
 
 }  // namespace heft::math::kernels::HEFT_IFMA_NAMESPACE
