@@ -192,6 +192,67 @@ TEST(Ckks, CircuitUsingTheFullDepth) {
   }
 }
 
+// relinearize_rescale (mod down and rescale fused) against the two separate
+// steps and against complex doubles: same level and scale, values within the
+// few units of rounding that the fused division may add per coefficient; for
+// one and several special primes, at the top and at level 1; and a circuit
+// of multiply_rescale through the full depth.
+TEST(Ckks, RelinearizeRescaleMatchesTheTwoSteps) {
+  std::mt19937_64 rng(9);
+  for (uint64_t n : {uint64_t{2048}, uint64_t{4096}}) {
+    for (std::size_t dnum : {std::size_t{1}, std::size_t{2}, std::size_t{4}}) {
+      std::printf("N=%llu dnum=%zu\n", static_cast<unsigned long long>(n), dnum);
+      Fixture f(small_params(n, 3, dnum));
+      for (std::size_t level : {f.context->max_level(), std::size_t{1}}) {
+        const Vec x = random_vector(f.slots(), rng), y = random_vector(f.slots(), rng);
+        const Ciphertext cx = f.encrypt(x, level), cy = f.encrypt(y, level);
+        const Ciphertext three = f.eval.multiply(cx, cy);
+        const Ciphertext kept = three.clone();
+        const Ciphertext fused = f.eval.relinearize_rescale(three, f.relin);
+        const Ciphertext separate = f.eval.rescale(f.eval.relinearize(three, f.relin));
+        EXPECT_EQ(fused.size(), 2u);
+        EXPECT_EQ(fused.level(), level - 1);
+        EXPECT_EQ(fused.level(), separate.level());
+        EXPECT_EQ(fused.scale, separate.scale);
+        Vec want(x.size());
+        for (std::size_t i = 0; i < x.size(); ++i)
+          want[i] = x[i] * y[i];
+        const Vec got = f.decrypt(fused);
+        expect_close(got, want, -17, "relinearize_rescale");
+        expect_close(got, f.decrypt(separate), -18, "fused vs separate");
+        for (std::size_t p = 0; p < three.size(); ++p)
+          EXPECT_TRUE(three.parts[p] == kept.parts[p]) << "input changed";
+        // A 2-part ciphertext is just rescaled.
+        const Ciphertext two = f.eval.relinearize(three, f.relin);
+        expect_close(f.decrypt(f.eval.relinearize_rescale(two, f.relin)),
+                     f.decrypt(f.eval.rescale(two)), -30, "2 parts: rescale only");
+      }
+    }
+  }
+  // x^(2^4) by repeated multiply_rescale, through every level.
+  Fixture f(small_params(4096, 4, 2));
+  Vec x = random_vector(f.slots(), rng);
+  for (auto& v : x)
+    v /= std::abs(v) + 1e-9;
+  Ciphertext c = f.encrypt(x);
+  Vec want = x;
+  for (std::size_t i = 0; i < 4; ++i) {
+    c = f.eval.multiply_rescale(c, c, f.relin);
+    for (auto& v : want)
+      v *= v;
+  }
+  EXPECT_EQ(c.level(), 0u);
+  expect_close(f.decrypt(c), want, -12, "multiply_rescale to level 0");
+  // Depth exhausted, and a key of another context.
+  const Ciphertext low =
+      f.encryptor.encrypt(f.encoder.encode(x, std::ldexp(1.0, 20), 0));  // room to multiply
+  const Ciphertext three = f.eval.multiply(low, low);
+  EXPECT_THROW((void)f.eval.relinearize_rescale(three, f.relin), InvalidArgument);
+  Fixture other(small_params(4096, 4, 2));
+  const Ciphertext top = f.encrypt(x);
+  EXPECT_THROW((void)f.eval.multiply_rescale(top, top, other.relin), MismatchError);
+}
+
 TEST(Ckks, RotationsConjugationHoistingAndSum) {
   Fixture f(small_params(4096, 2, 2));
   std::mt19937_64 rng(4);

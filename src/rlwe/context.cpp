@@ -49,6 +49,7 @@ Context::Context(PrivateTag, const Parameters& parameters) : parameters_(paramet
   }
   mod_up_.resize(levels * digit_count_);
   mod_down_.resize(levels);
+  mod_down_to_next_.resize(levels);
 }
 
 const std::vector<uint64_t>& Context::inv_last_prime(std::size_t level) const {
@@ -91,6 +92,24 @@ const ring::BaseConverter& Context::mod_down_converter(std::size_t level) const 
     std::vector<uint64_t> to(q.begin(), q.begin() + level + 1);
     slot = std::make_unique<ring::BaseConverter>(
         ring::RnsBase::from_values(parameters_.special_moduli), ring::RnsBase::from_values(to));
+  }
+  return *slot;
+}
+
+const ring::BaseConverter& Context::mod_down_to_next_converter(std::size_t level) const {
+  if (!supports_key_switching()) throw InvalidArgument("these parameters have no special primes");
+  if (level == 0 || level >= level_count()) {
+    throw InvalidArgument("no prime to divide by at level " + std::to_string(level));
+  }
+  std::lock_guard<std::mutex> lock(converter_mutex_);
+  auto& slot = mod_down_to_next_[level];
+  if (!slot) {
+    const auto& q = parameters_.ciphertext_moduli;
+    std::vector<uint64_t> from = parameters_.special_moduli;
+    from.push_back(q[level]);
+    std::vector<uint64_t> to(q.begin(), q.begin() + level);
+    slot = std::make_unique<ring::BaseConverter>(ring::RnsBase::from_values(from),
+                                                 ring::RnsBase::from_values(to));
   }
   return *slot;
 }

@@ -171,6 +171,86 @@ ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_sc
   return std::move(x.q);
 }
 
+ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const ring::RnsPoly& addend,
+                               uint64_t error_scale) {
+  require_ntt_in_ring(context, addend, "mod_down_to_next");
+  const std::size_t n = context.degree();
+  const std::size_t q_towers = x.q.tower_count();
+  if (addend.tower_count() != q_towers) {
+    throw MismatchError("mod_down_to_next: the addend and x are at different levels");
+  }
+  if (q_towers < 2) {
+    throw InvalidArgument("mod_down_to_next: level 0, no prime left to divide by");
+  }
+  const std::size_t level = q_towers - 1;
+  const std::size_t k = x.p.tower_count();
+  const auto& q_ring = *context.ciphertext_ring();
+  const auto& p_ring = *context.special_ring();
+  const math::Modulus& last = q_ring.modulus(level);
+  const auto source_modulus = [&](std::size_t r) -> const math::Modulus& {
+    return r < k ? p_ring.modulus(r) : last;
+  };
+
+  // z = addend P + x modulo each source prime (P's, then q_l), in
+  // coefficient form, prepared for the conversion: z + H with H =
+  // floor(P q_l / 2) = (b - 1) / 2 mod every source prime b (rounding), or,
+  // with t != 1, z t^-1.
+  AlignedBuffer<uint64_t> rows((k + 1) * n, AlignedBuffer<uint64_t>::Uninitialized{});
+  parallel_for(0, k + 1, [&](std::size_t r) {
+    const math::Modulus& b = source_modulus(r);
+    const std::span<uint64_t> row(rows.data() + r * n, n);
+    if (r < k) {
+      math::ntt_inverse(x.p.tower(r), row, p_ring.ntt_tables(r));
+    } else {
+      math::mul_scalar_mod(addend.tower(level), context.special_product_mod_q()[level], row, b);
+      math::add_mod(row, x.q.tower(level), row, b);
+      math::ntt_inverse(row, q_ring.ntt_tables(level));
+    }
+    if (error_scale == 1) {
+      const uint64_t half = b.value() >> 1, value = b.value();
+      for (uint64_t& v : row) {
+        const uint64_t sum = v + half;
+        v = sum - (value & (0 - static_cast<uint64_t>(sum >= value)));
+      }
+    } else {
+      const uint64_t t_mod_b = b.reduce(error_scale);
+      if (t_mod_b == 0) {
+        throw InvalidArgument("mod_down_to_next: the error scale shares a factor with P q_l");
+      }
+      math::mul_scalar_mod(row, b.inverse(t_mod_b), row, b);
+    }
+  });
+  AlignedBuffer<uint64_t> converted(level * n, AlignedBuffer<uint64_t>::Uninitialized{});
+  context.mod_down_to_next_converter(level).convert_approximate(rows.span(), converted.span(), n);
+
+  // x_i <- (x_i - (conv_i - H)) (P q_l)^-1 + addend_i q_l^-1, or with t:
+  // (x_i - t conv_i) (P q_l)^-1 + addend_i q_l^-1. The conversion is
+  // [z + H]_(P q_l) (or [z t^-1]) plus at most K multiples of P q_l, so the
+  // division is exact. H is taken off every coefficient before the NTT.
+  const std::vector<uint64_t>& inv_last = context.inv_last_prime(level);
+  parallel_for(0, level, [&](std::size_t i) {
+    const math::Modulus& q = q_ring.modulus(i);
+    const std::span<uint64_t> c(converted.data() + i * n, n);
+    if (error_scale == 1) {
+      // H mod q_i = (P q_l - 1) / 2 mod q_i.
+      const uint64_t p_times_last =
+          q.mul(context.special_product_mod_q()[i], q.reduce(last.value()));
+      const uint64_t h = q.mul(q.sub(p_times_last, 1), q.inverse(q.reduce(2)));
+      const uint64_t value = q.value();
+      for (uint64_t& v : c)
+        v = v - h + (value & (0 - static_cast<uint64_t>(v < h)));
+    }
+    math::ntt_forward(c, q_ring.ntt_tables(i));
+    if (error_scale != 1) math::mul_scalar_mod(c, q.reduce(error_scale), c, q);
+    auto tower = x.q.tower(i);
+    math::sub_mod(tower, c, tower, q);
+    math::mul_scalar_mod(tower, q.mul(context.inv_special_product()[i], inv_last[i]), tower, q);
+    math::fma_scalar_mod(addend.tower(i), inv_last[i], tower, tower, q);
+  });
+  x.q.drop_last_towers(1);
+  return std::move(x.q);
+}
+
 std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsPoly& c,
                                         const KeySwitchKey& key) {
   require_key(context, key, "switch_key");

@@ -63,6 +63,9 @@ class Context {
                                                             std::size_t digit) const;
   // Converter from P to Q_level (the "mod down").
   [[nodiscard]] const ring::BaseConverter& mod_down_converter(std::size_t level) const;
+  // Converter from P followed by q_level to Q_(level-1) (mod down fused with
+  // the rescale that follows it; level >= 1).
+  [[nodiscard]] const ring::BaseConverter& mod_down_to_next_converter(std::size_t level) const;
   // P^-1 mod q_i and P mod q_i for every ciphertext prime.
   [[nodiscard]] const std::vector<uint64_t>& inv_special_product() const noexcept {
     return inv_special_product_;
@@ -91,6 +94,7 @@ class Context {
   mutable std::mutex converter_mutex_;
   mutable std::vector<std::unique_ptr<ring::BaseConverter>> mod_up_;    // [level * dnum + digit]
   mutable std::vector<std::unique_ptr<ring::BaseConverter>> mod_down_;  // [level]
+  mutable std::vector<std::unique_ptr<ring::BaseConverter>> mod_down_to_next_;  // [level]
 };
 
 }  // namespace heft::rlwe

@@ -49,6 +49,18 @@ std::array<ExtendedPoly, 2> inner_product(const Context& context, const Decompos
 // file comment); t must be coprime to P (InvalidArgument otherwise).
 ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_scale = 1);
 
+// Stage 3 fused with the division by q_l that follows it (a CKKS rescale, a
+// BGV modulus switch): round((addend P + x) / (P q_l)) over Q_(l-1), for x
+// over Q_l * P and addend over Q_l (both NTT form, l >= 1). One conversion
+// from P and q_l together, so Q_(l-1) is transformed once instead of twice.
+// The result equals mod_down(x) + addend followed by divide_by_last_prime up
+// to a few units per coefficient (the approximate conversion adds at most K
+// multiples of P q_l). With error_scale t != 1 the division subtracts
+// delta = t [z t^-1]_(P q_l) instead of rounding, so the result is
+// z (P q_l)^-1 mod t (as mod_down then divide_by_last_prime with t give).
+ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const ring::RnsPoly& addend,
+                               uint64_t error_scale = 1);
+
 // (d0, d1) over Q_l with d0 + d1 s = c s' + small error, for the key that
 // switches from s' to s (not a Galois key: use apply_galois for those).
 std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsPoly& c,

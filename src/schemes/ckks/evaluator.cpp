@@ -423,6 +423,41 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
   return relinearize(multiply(a, b), key);
 }
 
+Ciphertext Evaluator::relinearize_rescale(const Ciphertext& a, const rlwe::RelinKey& key) const {
+  check(a, "relinearize_rescale");
+  if (key.key.context != context_) {
+    throw MismatchError(
+        "relinearize_rescale: the relinearization key belongs to a different context");
+  }
+  if (key.key.galois_element != 1) {
+    throw InvalidArgument("relinearize_rescale: this is a Galois key, not a relinearization key");
+  }
+  if (a.size() == 2) return rescale(a);
+  if (a.size() != 3) throw InvalidArgument("relinearize_rescale: expects a 3-part ciphertext");
+  const std::size_t level = a.level();
+  if (level == 0) {
+    throw InvalidArgument(
+        "relinearize_rescale: the ciphertext is at level 0, no prime left to divide by "
+        "(multiplicative depth exhausted)");
+  }
+  auto products = rlwe::inner_product(*context_, rlwe::decompose(*context_, a.parts[2]), key.key);
+  Ciphertext out;
+  out.parts.push_back(rlwe::mod_down_to_next(*context_, std::move(products[0]), a.parts[0]));
+  out.parts.push_back(rlwe::mod_down_to_next(*context_, std::move(products[1]), a.parts[1]));
+  out.scale = a.scale / static_cast<double>(context_->ciphertext_ring()->modulus(level).value());
+  out.slots = a.slots;
+  out.needs_rescale = false;
+  return out;
+}
+
+Ciphertext Evaluator::multiply_rescale(const Ciphertext& a, const Ciphertext& b,
+                                       const rlwe::RelinKey& key) const {
+  if (key.key.context != context_) {
+    throw MismatchError("multiply_rescale: the relinearization key belongs to a different context");
+  }
+  return relinearize_rescale(multiply(a, b), key);
+}
+
 Ciphertext Evaluator::square(const Ciphertext& a, const rlwe::RelinKey& key) const {
   if (key.key.context != context_) {
     throw MismatchError("square: the relinearization key belongs to a different context");

@@ -70,6 +70,17 @@ class Evaluator {
   [[nodiscard]] Ciphertext multiply(const Ciphertext& a, const Ciphertext& b,
                                     const rlwe::RelinKey& key) const;
   [[nodiscard]] Ciphertext square(const Ciphertext& a, const rlwe::RelinKey& key) const;
+  // relinearize then rescale in one step: key switching's division by P and
+  // the division by q_l share one base conversion and one set of forward
+  // NTTs (rlwe::mod_down_to_next), about half the transforms of the two
+  // calls. Same level and scale as rescale(relinearize(a)); the values agree
+  // up to a few units of rounding per coefficient. A 2-part a is rescaled.
+  // Throws at level 0.
+  [[nodiscard]] Ciphertext relinearize_rescale(const Ciphertext& a,
+                                               const rlwe::RelinKey& key) const;
+  // multiply + relinearize + rescale, through relinearize_rescale.
+  [[nodiscard]] Ciphertext multiply_rescale(const Ciphertext& a, const Ciphertext& b,
+                                            const rlwe::RelinKey& key) const;
   [[nodiscard]] Ciphertext multiply_plain(const Ciphertext& a, const Plaintext& p) const;
   // By a real or complex constant in every slot (uses a level once rescaled).
   [[nodiscard]] Ciphertext multiply_scalar(const Ciphertext& a, std::complex<double> value) const;
