@@ -156,6 +156,49 @@ TEST(KeySwitching, IdentityHoldsForEveryDnumAndLevel) {
   }
 }
 
+// decompose_and_multiply (which never stores the digits when each digit is
+// one prime) equals the two stages it replaces bit for bit, for relinearization
+// and Galois keys, one and two special primes, every level; so does the
+// apply_galois overload that takes c1 undecomposed.
+TEST(KeySwitching, FusedStagesEqualDecomposeThenInnerProduct) {
+  const std::vector<int> ciphertext_bits = {50, 40, 40, 40};  // 50-bit digit into 40-bit towers
+  for (std::size_t specials : {std::size_t{1}, std::size_t{2}}) {
+    for (std::size_t dnum : {std::size_t{4}, std::size_t{2}}) {
+      auto context = Context::create(make_parameters(
+          1024, ciphertext_bits, std::vector<int>(specials, 55), dnum, SecurityLevel::none));
+      KeyGenerator keygen(context);
+      const RelinKey relin = keygen.create_relin_key();
+      const int64_t steps[] = {3};
+      const GaloisKeys galois = keygen.create_galois_keys(steps, false);
+      const KeySwitchKey& galois_key = galois.at(galois.elements()[0]);
+      ring::Prng prng = ring::Prng::from_os_entropy();
+      for (std::size_t level = 0; level <= context->max_level(); ++level) {
+        ring::RnsPoly c0(context->ciphertext_ring(), level + 1, ring::Form::ntt),
+            c1(context->ciphertext_ring(), level + 1, ring::Form::ntt);
+        ring::sample_uniform(prng, c0);
+        ring::sample_uniform(prng, c1);
+        const ring::RnsPoly kept = c1.clone();
+        for (const KeySwitchKey* key : {&relin.key, &galois_key}) {
+          const auto fused = decompose_and_multiply(*context, c1, *key);
+          const auto staged = inner_product(*context, decompose(*context, c1), *key);
+          for (int half = 0; half < 2; ++half) {
+            EXPECT_TRUE(fused[half].q == staged[half].q)
+                << "specials=" << specials << " dnum=" << dnum << " level=" << level;
+            EXPECT_TRUE(fused[half].p == staged[half].p)
+                << "specials=" << specials << " dnum=" << dnum << " level=" << level;
+          }
+        }
+        const auto direct = apply_galois(*context, c0, c1, galois_key);
+        const auto hoisted = apply_galois(*context, c0, decompose(*context, c1), galois_key);
+        EXPECT_TRUE(direct[0] == hoisted[0] && direct[1] == hoisted[1]) << "level=" << level;
+        EXPECT_TRUE(c1 == kept);
+      }
+      const ring::RnsPoly c(context->ciphertext_ring(), 2, ring::Form::ntt);
+      EXPECT_THROW((void)apply_galois(*context, c, c, relin.key), InvalidArgument);
+    }
+  }
+}
+
 TEST(KeySwitching, ApplyGaloisOnOneDecompositionForManyElements) {
   auto context =
       Context::create(make_parameters(1024, {50, 40, 40}, {55, 55}, 2, SecurityLevel::none));

@@ -137,6 +137,63 @@ std::array<ExtendedPoly, 2> inner_product(const Context& context, const Decompos
   return acc;
 }
 
+std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const ring::RnsPoly& c,
+                                                   const KeySwitchKey& key) {
+  if (!context.supports_key_switching()) {
+    throw InvalidArgument("key switching needs special primes: these parameters have none");
+  }
+  require_ntt_in_ring(context, c, "decompose_and_multiply");
+  require_key(context, key, "decompose_and_multiply");
+  if (context.digit_size() != 1) return inner_product(context, decompose(context, c), key);
+
+  // One prime per digit: digit j is tower j of c in coefficient form, and its
+  // image in tower t is NTT_t(digit mod p_t) (no reduction needed when
+  // q_j < 4 p_t, the NTT's input range), or c's own tower when t = j.
+  const std::size_t n = context.degree();
+  const std::size_t q_towers = c.tower_count();
+  const std::size_t p_towers = context.special_count();
+  const std::size_t digits = q_towers;
+  const auto& q_ring = *context.ciphertext_ring();
+  const auto& p_ring = *context.special_ring();
+  const ring::RnsPoly coefficients = c.coefficient_form();
+
+  std::array<ExtendedPoly, 2> acc;
+  for (auto& x : acc) {
+    x.q = ring::RnsPoly::uninitialized(context.ciphertext_ring(), q_towers, ring::Form::ntt);
+    x.p = ring::RnsPoly::uninitialized(context.special_ring(), p_towers, ring::Form::ntt);
+  }
+  parallel_for(0, q_towers + p_towers, [&](std::size_t t) {
+    const bool in_q = t < q_towers;
+    const std::size_t tower = in_q ? t : t - q_towers;
+    const math::NttTables& table = in_q ? q_ring.ntt_tables(tower) : p_ring.ntt_tables(tower);
+    const math::Modulus& modulus = table.modulus();
+    const auto pick = [&](const ExtendedPoly& x) {
+      return in_q ? x.q.tower(tower) : x.p.tower(tower);
+    };
+    AlignedBuffer<uint64_t> scratch(digits * n, AlignedBuffer<uint64_t>::Uninitialized{});
+    std::vector<std::span<const uint64_t>> x(digits), b(digits), a(digits);
+    for (std::size_t j = 0; j < digits; ++j) {
+      b[j] = pick(key.b[j]);
+      a[j] = pick(key.a[j]);
+      if (in_q && j == tower) {
+        x[j] = c.tower(j);
+        continue;
+      }
+      const std::span<uint64_t> row(scratch.data() + j * n, n);
+      if (q_ring.modulus(j).value() < 4 * modulus.value()) {
+        math::ntt_forward(coefficients.tower(j), row, table);
+      } else {
+        math::reduce_any(coefficients.tower(j), row, modulus);
+        math::ntt_forward(row, table);
+      }
+      x[j] = row;
+    }
+    const auto out = [&](ExtendedPoly& y) { return in_q ? y.q.tower(tower) : y.p.tower(tower); };
+    math::dot_product_pair(x, b, a, out(acc[0]), out(acc[1]), modulus);
+  });
+  return acc;
+}
+
 ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_scale) {
   const std::size_t n = context.degree();
   const std::size_t q_towers = x.q.tower_count();
@@ -257,10 +314,26 @@ std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsP
   if (key.galois_element != 1) {
     throw InvalidArgument("switch_key: this is a Galois key; use apply_galois");
   }
-  auto products = inner_product(context, decompose(context, c), key);
+  auto products = decompose_and_multiply(context, c, key);
   return {mod_down(context, std::move(products[0]), key.error_scale),
           mod_down(context, std::move(products[1]), key.error_scale)};
 }
+
+namespace {
+
+// Stage 3 of a Galois key switch and the automorphism itself. With the key
+// stored as sigma^-1(k): sigma(c0 + D0) + sigma(D1) s = sigma(c0 + c1 s).
+std::array<ring::RnsPoly, 2> galois_from_products(const Context& context, const ring::RnsPoly& c0,
+                                                  std::array<ExtendedPoly, 2> products,
+                                                  const KeySwitchKey& galois_key) {
+  const uint64_t g = galois_key.galois_element;
+  ring::RnsPoly d0 = mod_down(context, std::move(products[0]), galois_key.error_scale);
+  ring::RnsPoly d1 = mod_down(context, std::move(products[1]), galois_key.error_scale);
+  d0 += c0;
+  return {d0.automorphism(g), d1.automorphism(g)};
+}
+
+}  // namespace
 
 std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
                                           const DecomposedPoly& c1_digits,
@@ -272,12 +345,21 @@ std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::Rn
   if (c0.tower_count() != c1_digits.level + 1) {
     throw MismatchError("apply_galois: c0 and the decomposed c1 are at different levels");
   }
-  auto products = inner_product(context, c1_digits, galois_key);
-  // With the key stored as sigma^-1(k): sigma(c0 + D0) + sigma(D1) s = sigma(c0 + c1 s).
-  ring::RnsPoly d0 = mod_down(context, std::move(products[0]), galois_key.error_scale);
-  ring::RnsPoly d1 = mod_down(context, std::move(products[1]), galois_key.error_scale);
-  d0 += c0;
-  return {d0.automorphism(g), d1.automorphism(g)};
+  return galois_from_products(context, c0, inner_product(context, c1_digits, galois_key),
+                              galois_key);
+}
+
+std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
+                                          const ring::RnsPoly& c1, const KeySwitchKey& galois_key) {
+  require_key(context, galois_key, "apply_galois");
+  require_ntt_in_ring(context, c0, "apply_galois");
+  const uint64_t g = galois_key.galois_element;
+  if (g == 1) throw InvalidArgument("apply_galois: the key is not a Galois key");
+  if (c0.tower_count() != c1.tower_count()) {
+    throw MismatchError("apply_galois: c0 and c1 are at different levels");
+  }
+  return galois_from_products(context, c0, decompose_and_multiply(context, c1, galois_key),
+                              galois_key);
 }
 
 }  // namespace heft::rlwe

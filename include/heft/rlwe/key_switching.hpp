@@ -44,6 +44,15 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c);
 std::array<ExtendedPoly, 2> inner_product(const Context& context, const DecomposedPoly& digits,
                                           const KeySwitchKey& key);
 
+// Stages 1 and 2 for one polynomial and one key: inner_product(decompose(c),
+// key), with the same result bit for bit. With one prime per digit (SEAL-style
+// parameters) the digits are never stored: each target tower's digit NTTs go
+// to per-thread scratch and straight into the inner product, which saves
+// writing and re-reading the L x (L + K) towers of a decomposition. Hoisted
+// rotations, which reuse one decomposition, call the two stages themselves.
+std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const ring::RnsPoly& c,
+                                                   const KeySwitchKey& key);
+
 // Stage 3: round(x / P) over Q_l (x's Q part, reusing its storage). With
 // error_scale t != 1: (x - delta) / P with delta = t * [x * t^-1]_P (see the
 // file comment); t must be coprime to P (InvalidArgument otherwise).
@@ -72,5 +81,9 @@ std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsP
 std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
                                           const DecomposedPoly& c1_digits,
                                           const KeySwitchKey& galois_key);
+// The same for one automorphism of (c0, c1), c1 not yet decomposed (through
+// decompose_and_multiply).
+std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
+                                          const ring::RnsPoly& c1, const KeySwitchKey& galois_key);
 
 }  // namespace heft::rlwe

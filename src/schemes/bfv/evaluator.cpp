@@ -299,8 +299,7 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
   if (a.size() != 2) throw InvalidArgument("apply_galois: relinearize the ciphertext first");
   if (galois_element == 1) return a.clone();
   const rlwe::KeySwitchKey& key = keys.at(galois_element);  // throws if absent
-  auto [e0, e1] =
-      rlwe::apply_galois(*context_, a.parts[0], rlwe::decompose(*context_, a.parts[1]), key);
+  auto [e0, e1] = rlwe::apply_galois(*context_, a.parts[0], a.parts[1], key);
   Ciphertext out;
   out.parts.push_back(std::move(e0));
   out.parts.push_back(std::move(e1));

@@ -232,8 +232,7 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
   // is (c_i + D_i / P) q_l^-1 mod t, as relinearize then mod_switch give.
   const rlwe::Ciphertext product = tensor(x.ct, y.ct);
   const math::Modulus& last = context_->ciphertext_ring()->modulus(product.level());
-  auto switched =
-      rlwe::inner_product(*context_, rlwe::decompose(*context_, product.parts[2]), key.key);
+  auto switched = rlwe::decompose_and_multiply(*context_, product.parts[2], key.key);
   Ciphertext out;
   out.ct.parts.push_back(
       rlwe::mod_down_to_next(*context_, std::move(switched[0]), product.parts[0], t_.value()));
@@ -258,8 +257,7 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
   }
   const rlwe::KeySwitchKey& key = keys.at(galois_element);
   check_key(key, operation);
-  auto rotated =
-      rlwe::apply_galois(*context_, a.ct.parts[0], rlwe::decompose(*context_, a.ct.parts[1]), key);
+  auto rotated = rlwe::apply_galois(*context_, a.ct.parts[0], a.ct.parts[1], key);
   Ciphertext out;
   out.correction = a.correction;
   out.ct.parts.push_back(std::move(rotated[0]));

@@ -440,7 +440,7 @@ Ciphertext Evaluator::relinearize_rescale(const Ciphertext& a, const rlwe::Relin
         "relinearize_rescale: the ciphertext is at level 0, no prime left to divide by "
         "(multiplicative depth exhausted)");
   }
-  auto products = rlwe::inner_product(*context_, rlwe::decompose(*context_, a.parts[2]), key.key);
+  auto products = rlwe::decompose_and_multiply(*context_, a.parts[2], key.key);
   Ciphertext out;
   out.parts.push_back(rlwe::mod_down_to_next(*context_, std::move(products[0]), a.parts[0]));
   out.parts.push_back(rlwe::mod_down_to_next(*context_, std::move(products[1]), a.parts[1]));
@@ -546,22 +546,31 @@ Ciphertext Evaluator::multiply_monomial(const Ciphertext& a, uint64_t k) const {
   return out;
 }
 
-Ciphertext Evaluator::galois_image(const Ciphertext& a, const rlwe::DecomposedPoly& c1_digits,
-                                   uint64_t galois_element, const rlwe::GaloisKeys& keys) const {
-  auto [c0, c1] = rlwe::apply_galois(*context_, a.parts[0], c1_digits, keys.at(galois_element));
+namespace {
+
+// The ciphertext (c0, c1) with a's scale, slots and rescale state.
+Ciphertext with_parts(const Ciphertext& a, std::array<ring::RnsPoly, 2> parts) {
   Ciphertext out;
   out.scale = a.scale;
   out.slots = a.slots;
   out.needs_rescale = a.needs_rescale;
-  out.parts.push_back(std::move(c0));
-  out.parts.push_back(std::move(c1));
+  out.parts.push_back(std::move(parts[0]));
+  out.parts.push_back(std::move(parts[1]));
   return out;
+}
+
+}  // namespace
+
+Ciphertext Evaluator::galois_image(const Ciphertext& a, const rlwe::DecomposedPoly& c1_digits,
+                                   uint64_t galois_element, const rlwe::GaloisKeys& keys) const {
+  return with_parts(a,
+                    rlwe::apply_galois(*context_, a.parts[0], c1_digits, keys.at(galois_element)));
 }
 
 Ciphertext Evaluator::rotate_single(const Ciphertext& a, uint64_t galois_element,
                                     const rlwe::GaloisKeys& keys) const {
-  const rlwe::DecomposedPoly digits = rlwe::decompose(*context_, a.parts[1]);
-  return galois_image(a, digits, galois_element, keys);
+  return with_parts(a,
+                    rlwe::apply_galois(*context_, a.parts[0], a.parts[1], keys.at(galois_element)));
 }
 
 Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
