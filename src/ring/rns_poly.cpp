@@ -158,10 +158,14 @@ void RnsPoly::set_coefficients(std::span<const int64_t> values) {
   if (largest < smallest_modulus) {
     detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
       const uint64_t modulus = context_->modulus(i).value();
-      uint64_t* out = storage_.data() + i * degree_;
-      for (std::size_t k = 0; k < degree_; ++k) {
+      // Restrict-qualified locals: int64 inputs may alias uint64 outputs as
+      // far as the compiler knows, which kept this loop scalar.
+      uint64_t* __restrict out = storage_.data() + i * degree_;
+      const int64_t* __restrict in = values.data();
+      const std::size_t n = degree_;
+      for (std::size_t k = 0; k < n; ++k) {
         // v in (-q, q): add q exactly when v is negative (mask, no branch).
-        const uint64_t value = static_cast<uint64_t>(values[k]);
+        const uint64_t value = static_cast<uint64_t>(in[k]);
         out[k] = value + (modulus & (0 - (value >> 63)));
       }
     });

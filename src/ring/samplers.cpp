@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include <string.h>  // explicit_bzero (glibc)
+
 #include "heft/util/aligned_buffer.hpp"
 
 namespace heft::ring {
@@ -22,12 +24,6 @@ constexpr std::array<uint64_t, kGaussianBound> kGaussianCdt = {
     0xfe17022d0b06ad0f, 0xff4953fc5557b681, 0xffc1c2128f9d463e, 0xffecac829c77aaaf,
     0xfffa8924cdc2ff77, 0xfffe9813a4348577, 0xffffabc6b79daa6a, 0xffffee1727926b15,
     0xfffffc8c5391382c, 0xffffff67b9946e35, 0xffffffeabb196c32};
-
-// 1 if a >= b, computed from the borrow of a - b (no comparison branch).
-inline uint64_t greater_or_equal(uint64_t a, uint64_t b) {
-  const unsigned __int128 difference = static_cast<unsigned __int128>(a) - b;
-  return 1 - static_cast<uint64_t>((difference >> 64) & 1);
-}
 
 // Buffers the Prng's bytes for the per-coefficient samplers and wipes them
 // afterwards (they determine the secret).
@@ -76,7 +72,8 @@ class WordSource {
 // A signed scratch polynomial wiped on every exit path.
 class WipedSigned {
  public:
-  explicit WipedSigned(std::size_t size) : values_(size) {}
+  // Uninitialised: every sampler writes all of it.
+  explicit WipedSigned(std::size_t size) : values_(size, AlignedBuffer<int64_t>::Uninitialized{}) {}
   ~WipedSigned() { values_.wipe(); }
   std::span<int64_t> span() { return values_.span(); }
 
@@ -134,22 +131,49 @@ void sample_gaussian(Prng& prng, std::span<int64_t> out) {
   WordSource words(prng, out.size() + (out.size() + 63) / 64);
   uint64_t sign_bits = 0;
   std::size_t signs_left = 0;
-  for (int64_t& value : out) {
-    const uint64_t draw = words.next();
-    if (signs_left == 0) {
-      sign_bits = words.next();
-      signs_left = 64;
+  // Values go in chunks: the words are read in stream order first, then the
+  // table lookups of kLanes values run side by side, since one value's 19
+  // comparisons form a dependency chain that leaves the core idle.
+  constexpr std::size_t kChunk = 256, kLanes = 4;
+  std::array<uint64_t, kChunk> draws{}, signs{};
+  for (std::size_t first = 0; first < out.size(); first += kChunk) {
+    const std::size_t count = std::min(kChunk, out.size() - first);
+    for (std::size_t i = 0; i < count; ++i) {
+      draws[i] = words.next();
+      if (signs_left == 0) {
+        sign_bits = words.next();
+        signs_left = 64;
+      }
+      signs[i] = sign_bits & 1;
+      sign_bits >>= 1;
+      --signs_left;
     }
-    const uint64_t sign = sign_bits & 1;
-    sign_bits >>= 1;
-    --signs_left;
-    uint64_t magnitude = 0;
-    for (uint64_t threshold : kGaussianCdt)
-      magnitude += greater_or_equal(draw, threshold);
-    // Two's-complement negation when sign = 1: (m ^ -1) + 1 = -m.
-    const uint64_t sign_mask = 0 - sign;
-    value = static_cast<int64_t>((magnitude ^ sign_mask) + sign);
+    for (std::size_t i = count; i < (count + kLanes - 1) / kLanes * kLanes; ++i)
+      draws[i] = signs[i] = 0;  // lanes past the end: computed, never stored
+    for (std::size_t i = 0; i < count; i += kLanes) {
+      // magnitude = #{thresholds <= draw} = 19 - #{thresholds > draw}. The
+      // comparisons compile to cmp + adc (the borrow is added; no branch on
+      // the draw), four independent chains in registers.
+      const uint64_t d0 = draws[i], d1 = draws[i + 1], d2 = draws[i + 2], d3 = draws[i + 3];
+      uint64_t b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+      for (uint64_t threshold : kGaussianCdt) {
+        b0 += static_cast<uint64_t>(d0 < threshold);
+        b1 += static_cast<uint64_t>(d1 < threshold);
+        b2 += static_cast<uint64_t>(d2 < threshold);
+        b3 += static_cast<uint64_t>(d3 < threshold);
+      }
+      const std::array<uint64_t, kLanes> below = {b0, b1, b2, b3};
+      for (std::size_t lane = 0; lane < kLanes && i + lane < count; ++lane) {
+        // Two's-complement negation when sign = 1: (m ^ -1) + 1 = -m.
+        const uint64_t magnitude = kGaussianCdt.size() - below[lane];
+        const uint64_t sign_mask = 0 - signs[i + lane];
+        out[first + i + lane] = static_cast<int64_t>((magnitude ^ sign_mask) + signs[i + lane]);
+      }
+    }
   }
+  // They determine the secret: a wipe the compiler may not drop.
+  explicit_bzero(draws.data(), sizeof(draws));
+  explicit_bzero(signs.data(), sizeof(signs));
 }
 
 void sample_uniform(Prng& prng, RnsPoly& out) {

@@ -21,15 +21,6 @@ ring::RnsPoly first_towers(const ring::RnsPoly& p, std::size_t towers) {
   return out;
 }
 
-// The first towers of key part k times u (u's tower count), out of place
-// when k has no more towers than u (no copy of the key).
-ring::RnsPoly key_times(const ring::RnsPoly& k, const ring::RnsPoly& u) {
-  if (k.tower_count() == u.tower_count()) return k * u;
-  ring::RnsPoly out = first_towers(k, u.tower_count());
-  out *= u;
-  return out;
-}
-
 // e <- t e for BGV's error scale t; skipped at 1 so that CKKS/BFV encryption
 // is unchanged.
 void scale_error(ring::RnsPoly& e, uint64_t error_scale) {
@@ -118,14 +109,18 @@ Ciphertext Encryptor::encrypt(const Plaintext& plain) const {
       poly.declare_form(ring::Form::ntt);
     scale_error(samples[1], error_scale_);
     scale_error(samples[2], error_scale_);
+    // c0 = b u + e_0 + m and c1 = a u + e_1, written over e_0 and e_1: one
+    // fused multiply-add per tower, reading the key's first towers in place.
     const ring::RnsPoly& u = samples[0];
-    const ring::RnsPoly& e0 = samples[1];
-    const ring::RnsPoly& e1 = samples[2];
-    ring::RnsPoly c0 = key_times(public_key_->b, u);
-    c0 += e0;
-    c0 += plain.poly;
-    ring::RnsPoly c1 = key_times(public_key_->a, u);
-    c1 += e1;
+    ring::RnsPoly c0 = std::move(samples[1]);
+    ring::RnsPoly c1 = std::move(samples[2]);
+    const auto& ring = *context_->ciphertext_ring();
+    parallel_for(0, towers, [&](std::size_t i) {
+      const math::Modulus& q = ring.modulus(i);
+      math::fma_mod(public_key_->b.tower(i), u.tower(i), c0.tower(i), c0.tower(i), q);
+      math::add_mod(c0.tower(i), plain.poly.tower(i), c0.tower(i), q);
+      math::fma_mod(public_key_->a.tower(i), u.tower(i), c1.tower(i), c1.tower(i), q);
+    });
     c0.mark_public();
     c1.mark_public();
     ct.parts.push_back(std::move(c0));
