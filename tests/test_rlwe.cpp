@@ -248,11 +248,16 @@ TEST(Encryption, PublicAndSecretKeyAndSeededDecryptToTheMessage) {
   std::vector<int64_t> message(2048);
   for (std::size_t i = 0; i < message.size(); ++i)
     message[i] = static_cast<int64_t>(i * 7919 % 200001) - 100000;
-  for (std::size_t level : {std::size_t{2}, std::size_t{0}}) {
+  // Both plaintext forms: one in coefficient form is added to the error
+  // before its transform.
+  for (const auto& [level, in_ntt] : {std::pair{std::size_t{2}, true},
+                                      {std::size_t{0}, true},
+                                      {std::size_t{2}, false},
+                                      {std::size_t{0}, false}}) {
     Plaintext plain;
     plain.poly = ring::RnsPoly(context->ciphertext_ring(), level + 1);
     plain.poly.set_coefficients(message);
-    plain.poly.ntt();
+    if (in_ntt) plain.poly.ntt();
     const Encryptor public_encryptor(pk);
     const Encryptor secret_encryptor(keygen.secret_key());
     const Decryptor decryptor(keygen.secret_key());
@@ -276,7 +281,8 @@ TEST(Encryption, PublicAndSecretKeyAndSeededDecryptToTheMessage) {
       // errors with ternaries: far below 12 sigma sqrt(N). Secret key: e alone,
       // bounded by the sampler at 19.
       const double bound = which == 0 ? 12 * 3.19 * std::sqrt(2048.0) : 19.0;
-      EXPECT_LE(worst, bound) << "encryption mode " << which;
+      EXPECT_LE(worst, bound) << "encryption mode " << which << " ntt " << in_ntt;
+      EXPECT_TRUE(ct.parts[0].is_ntt() && ct.parts[1].is_ntt());
       EXPECT_GT(worst, 0.0);
     }
   }

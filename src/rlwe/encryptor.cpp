@@ -27,12 +27,16 @@ void scale_error(ring::RnsPoly& e, uint64_t error_scale) {
   if (error_scale != 1) e.multiply_scalar(error_scale);
 }
 
+// A fresh error times error_scale, plus the plaintext when it is in
+// coefficient form (then added before the transform: one NTT for both), in
+// NTT form.
 ring::RnsPoly gaussian_poly(const Context& context, ring::Prng& prng, std::size_t towers,
-                            uint64_t error_scale) {
+                            uint64_t error_scale, const ring::RnsPoly& plain) {
   auto e = ring::RnsPoly::uninitialized(context.ciphertext_ring(), towers);  // sampled in full
   ring::sample_gaussian(prng, e);
-  e.ntt();
   scale_error(e, error_scale);
+  if (!plain.is_ntt()) e += plain;
+  e.ntt();
   return e;
 }
 
@@ -40,7 +44,6 @@ void check_plaintext(const Context& context, const Plaintext& plain) {
   if (plain.poly.empty() || plain.poly.context() != context.ciphertext_ring()) {
     throw MismatchError("encrypt: the plaintext belongs to a different context");
   }
-  if (!plain.poly.is_ntt()) throw MismatchError("encrypt: the plaintext must be in NTT form");
 }
 
 }  // namespace
@@ -100,6 +103,11 @@ Ciphertext Encryptor::encrypt(const Plaintext& plain) const {
         ring::sample_gaussian(prng, samples[k]);
       }
     });
+    scale_error(samples[1], error_scale_);
+    scale_error(samples[2], error_scale_);
+    // A plaintext in coefficient form joins e_0 before the transform.
+    const bool plain_in_ntt = plain.poly.is_ntt();
+    if (!plain_in_ntt) samples[1] += plain.poly;
     parallel_for(0, 3 * towers, [&](std::size_t task) {
       ring::RnsPoly& poly = samples[task / towers];
       const std::size_t tower = task % towers;
@@ -107,8 +115,6 @@ Ciphertext Encryptor::encrypt(const Plaintext& plain) const {
     });
     for (auto& poly : samples)
       poly.declare_form(ring::Form::ntt);
-    scale_error(samples[1], error_scale_);
-    scale_error(samples[2], error_scale_);
     // c0 = b u + e_0 + m and c1 = a u + e_1, written over e_0 and e_1: one
     // fused multiply-add per tower, reading the key's first towers in place.
     const ring::RnsPoly& u = samples[0];
@@ -118,7 +124,7 @@ Ciphertext Encryptor::encrypt(const Plaintext& plain) const {
     parallel_for(0, towers, [&](std::size_t i) {
       const math::Modulus& q = ring.modulus(i);
       math::fma_mod(public_key_->b.tower(i), u.tower(i), c0.tower(i), c0.tower(i), q);
-      math::add_mod(c0.tower(i), plain.poly.tower(i), c0.tower(i), q);
+      if (plain_in_ntt) math::add_mod(c0.tower(i), plain.poly.tower(i), c0.tower(i), q);
       math::fma_mod(public_key_->a.tower(i), u.tower(i), c1.tower(i), c1.tower(i), q);
     });
     c0.mark_public();
@@ -147,8 +153,8 @@ SeededCiphertext Encryptor::encrypt_seeded(const Plaintext& plain) const {
   const ring::RnsPoly a = expand_ciphertext_mask(*context_, out.seed, towers);
   out.c0 = a * first_towers(secret_key_->q_part(), towers);
   out.c0.negate();
-  out.c0 += gaussian_poly(*context_, prng, towers, error_scale_);
-  out.c0 += plain.poly;
+  out.c0 += gaussian_poly(*context_, prng, towers, error_scale_, plain.poly);
+  if (plain.poly.is_ntt()) out.c0 += plain.poly;
   out.c0.mark_public();
   return out;
 }

@@ -38,7 +38,10 @@ class Encryptor {
   [[nodiscard]] uint64_t error_scale() const noexcept { return error_scale_; }
 
   // Encrypts at the plaintext's level; the ciphertext takes its scale and
-  // slot count. Throws MismatchError for a plaintext of another context.
+  // slot count. The plaintext may be in either form: one in coefficient form
+  // is added to the error before the error's transform, which saves an NTT
+  // per tower (BFV and BGV build theirs that way); the ciphertext is in NTT
+  // form either way. Throws MismatchError for a plaintext of another context.
   [[nodiscard]] Ciphertext encrypt(const Plaintext& plain) const;
   // Secret-key mode only (throws InvalidArgument otherwise).
   [[nodiscard]] SeededCiphertext encrypt_seeded(const Plaintext& plain) const;

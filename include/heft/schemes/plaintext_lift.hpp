@@ -10,9 +10,10 @@
 namespace heft::schemes {
 
 // m with each coefficient taken in (-t/2, t/2] and reduced into the first
-// level + 1 ciphertext towers, in NTT form. The centred lift keeps the norm of
-// m at t/2, which halves the noise growth of plaintext products.
+// level + 1 ciphertext towers, in NTT form (or coefficient form, which
+// encryption takes without a transform of its own). The centred lift keeps
+// the norm of m at t/2, which halves the noise growth of plaintext products.
 ring::RnsPoly lift_centered(const rlwe::Context& context, const IntegerPlaintext& plain,
-                            std::size_t level);
+                            std::size_t level, ring::Form form = ring::Form::ntt);
 
 }  // namespace heft::schemes

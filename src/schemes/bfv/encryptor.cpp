@@ -64,7 +64,7 @@ Ciphertext Encryptor::encrypt(const IntegerPlaintext& plain, std::size_t level) 
   check_level(*context_, level);
   detail::check_plain(*context_, plain, "bfv encrypt");
   rlwe::Plaintext scaled;
-  scaled.poly = detail::scaled_plain(*context_, plain, level);
+  scaled.poly = detail::scaled_plain(*context_, plain, level, ring::Form::coefficient);
   scaled.poly.mark_secret();  // the message is what encryption protects
   return encryptor_.encrypt(scaled);
 }

@@ -59,13 +59,14 @@ void check_plain(const rlwe::Context& context, const schemes::IntegerPlaintext& 
 }
 
 ring::RnsPoly scaled_plain(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
-                           std::size_t level) {
+                           std::size_t level, ring::Form form) {
   // m in [0, t) fits an int64 because t < 2^61.
   std::vector<int64_t> values(plain.coefficients.begin(), plain.coefficients.end());
-  ring::RnsPoly poly(context.ciphertext_ring(), level + 1);
+  auto poly =
+      ring::RnsPoly::uninitialized(context.ciphertext_ring(), level + 1);  // written in full
   poly.set_coefficients(values);
   poly.multiply_scalar(delta_residues(context, level));
-  poly.ntt();
+  if (form == ring::Form::ntt) poly.ntt();
   return poly;
 }
 

@@ -29,8 +29,9 @@ std::vector<uint64_t> delta_residues(const rlwe::Context& context, std::size_t l
 void check_plain(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
                  const char* operation);
 
-// Delta * m over Q_level, NTT form.
+// Delta * m over Q_level, in NTT form (or coefficient form, for encryption,
+// which adds it to the error before one transform).
 ring::RnsPoly scaled_plain(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
-                           std::size_t level);
+                           std::size_t level, ring::Form form = ring::Form::ntt);
 
 }  // namespace heft::bfv::detail

@@ -97,7 +97,8 @@ Ciphertext Encryptor::encrypt(const schemes::IntegerPlaintext& plain,
                           std::to_string(context_->max_level()));
   }
   rlwe::Plaintext lifted;
-  lifted.poly = lift_plaintext(*context_, plain, l);
+  // Coefficient form: encryption adds it to the error before one transform.
+  lifted.poly = schemes::lift_centered(*context_, plain, l, ring::Form::coefficient);
   return Ciphertext{encryptor_.encrypt(lifted), 1};
 }
 

@@ -6,16 +6,16 @@
 namespace heft::schemes {
 
 ring::RnsPoly lift_centered(const rlwe::Context& context, const IntegerPlaintext& plain,
-                            std::size_t level) {
+                            std::size_t level, ring::Form form) {
   const uint64_t t = plain.modulus;
   std::vector<int64_t> centered(plain.coefficients.size());
   for (std::size_t i = 0; i < centered.size(); ++i) {
     const uint64_t v = plain.coefficients[i];
     centered[i] = v > t / 2 ? -static_cast<int64_t>(t - v) : static_cast<int64_t>(v);
   }
-  ring::RnsPoly m(context.ciphertext_ring(), level + 1);
+  auto m = ring::RnsPoly::uninitialized(context.ciphertext_ring(), level + 1);  // written in full
   m.set_coefficients(centered);
-  m.ntt();
+  if (form == ring::Form::ntt) m.ntt();
   return m;
 }
 
