@@ -161,6 +161,12 @@ TEST(BgvEncryption, BadInputIsRefused) {
   const Ciphertext square = f.evaluator.multiply(ct, ct);
   EXPECT_THROW((void)f.evaluator.relinearize(square, plain_keygen.create_relin_key()),
                MismatchError);
+  // A Galois key (here only its header) passed as a relinearization key.
+  rlwe::RelinKey galois_as_relin;
+  galois_as_relin.key.context = context;
+  galois_as_relin.key.error_scale = t;
+  galois_as_relin.key.galois_element = 5;
+  EXPECT_THROW((void)f.evaluator.multiply(ct, ct, galois_as_relin), InvalidArgument);
   // A ciphertext of another context.
   Fixture other(make_context(n, {60, 50}, t));
   const Ciphertext foreign = other.encryptor.encrypt({Values(n, 1), t});

@@ -215,6 +215,9 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
   check(a, "multiply");
   check(b, "multiply");
   check_key(key.key, "multiply");
+  if (key.key.galois_element != 1) {
+    throw InvalidArgument("multiply: this is a Galois key, not a relinearization key");
+  }
   if (mode_ == ModSwitchMode::manual) return relinearize(multiply(a, b), key);
   if (a.size() != 2 || b.size() != 2) {
     throw InvalidArgument("multiply: operands must have 2 parts; relinearize first");
