@@ -196,6 +196,34 @@ TEST(Samplers, SparseTernaryHasExactHammingWeight) {
   EXPECT_THROW(sample_sparse_ternary(prng, n + 1, values), InvalidArgument);
 }
 
+// The positions of the nonzero values are uniform (chi-square over positions,
+// fixed seed) and each sign is equally likely there, also for lengths that
+// are not powers of two (padding of the sorting network).
+TEST(Samplers, SparseTernaryPositionsAreUniform) {
+  Prng prng(counting_seed(15));
+  for (std::size_t n : {64, 100}) {
+    const std::size_t weight = 8, rounds = 4000;
+    std::vector<int64_t> values(n);
+    std::vector<double> hits(n, 0.0);
+    double plus = 0;
+    for (std::size_t round = 0; round < rounds; ++round) {
+      sample_sparse_ternary(prng, weight, values);
+      for (std::size_t k = 0; k < n; ++k) {
+        if (values[k] != 0) hits[k] += 1;
+        if (values[k] > 0) plus += 1;
+      }
+    }
+    const double expected = static_cast<double>(rounds * weight) / static_cast<double>(n);
+    double chi_square = 0;
+    for (double h : hits)
+      chi_square += (h - expected) * (h - expected) / expected;
+    // n - 1 degrees of freedom; the bound is far in the tail (p < 1e-6).
+    const double dof = static_cast<double>(n - 1);
+    EXPECT_LT(chi_square, dof + 7 * std::sqrt(2 * dof)) << "n=" << n;
+    EXPECT_NEAR(plus / static_cast<double>(rounds * weight), 0.5, 0.02) << "n=" << n;
+  }
+}
+
 TEST(Samplers, GaussianHasSigma319AndBound19) {
   Prng prng(counting_seed(6));
   const std::size_t count = 1 << 16;

@@ -108,20 +108,55 @@ void sample_sparse_ternary(Prng& prng, std::size_t hamming_weight, std::span<int
                           std::to_string(hamming_weight) + " exceeds the " + std::to_string(n) +
                           " coefficients");
   }
-  // Partial Fisher-Yates: after step i, positions[0..i] is a uniform random
-  // i+1-subset in random order; the first hamming_weight entries get +-1.
-  AlignedBuffer<uint64_t> positions(n);
-  for (std::size_t i = 0; i < n; ++i)
-    positions[i] = i;
-  for (int64_t& value : out)
-    value = 0;
-  for (std::size_t i = 0; i < hamming_weight; ++i) {
-    const std::size_t j = i + prng.uniform_below(n - i);
-    std::swap(positions[i], positions[j]);
-    const int64_t sign_bit = static_cast<int64_t>(prng.next_u64() & 1);
-    out[positions[i]] = 1 - 2 * sign_bit;
+  if (n == 0) return;
+  // Constant-time: the first hamming_weight entries get +-1, then a random
+  // permutation is applied by sorting random 62-bit tags with a bitonic
+  // network, whose comparisons and memory accesses depend only on n. Each
+  // word is tag << 2 | code (code 1 for +1, 2 for -1, 0 for 0), so sorting
+  // the words carries the values along. Padding up to a power of two uses
+  // all-ones words, which sort last. Ties between tags (probability below
+  // n^2 / 2^63) only make the permutation slightly less uniform.
+  std::size_t size = 1;
+  while (size < n)
+    size <<= 1;
+  AlignedBuffer<uint64_t> words(size, AlignedBuffer<uint64_t>::Uninitialized{});
+  {
+    WordSource source(prng, n + (hamming_weight + 63) / 64);
+    uint64_t sign_bits = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      uint64_t code = 0;
+      if (i < hamming_weight) {  // public: depends on the index only
+        if (i % 64 == 0) sign_bits = source.next();
+        code = 1 + ((sign_bits >> (i % 64)) & 1);
+      }
+      words[i] = (source.next() << 2) | code;
+    }
   }
-  positions.wipe();
+  for (std::size_t i = n; i < size; ++i)
+    words[i] = ~uint64_t{0};
+  for (std::size_t block = 2; block <= size; block <<= 1) {
+    for (std::size_t stride = block >> 1; stride > 0; stride >>= 1) {
+      for (std::size_t start = 0; start < size; start += 2 * stride) {
+        // Within a block of the network, ascending or descending by position.
+        const bool ascending = (start & block) == 0;
+        for (std::size_t i = start; i < start + stride; ++i) {
+          uint64_t& low = ascending ? words[i] : words[i + stride];
+          uint64_t& high = ascending ? words[i + stride] : words[i];
+          // Swap when low > high, through a mask: no branch on the words.
+          const uint64_t swap = 0 - static_cast<uint64_t>(low > high);
+          const uint64_t difference = (low ^ high) & swap;
+          low ^= difference;
+          high ^= difference;
+        }
+      }
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const uint64_t code = words[i] & 3;
+    // code 0 -> 0, 1 -> +1, 2 -> -1, without a branch: (code & 1) - (code >> 1).
+    out[i] = static_cast<int64_t>(code & 1) - static_cast<int64_t>(code >> 1);
+  }
+  words.wipe();
 }
 
 void sample_gaussian(Prng& prng, std::span<int64_t> out) {

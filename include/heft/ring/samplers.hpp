@@ -13,9 +13,8 @@
 // arithmetic comparisons, so neither branches nor memory addresses depend on
 // the sample. Rejection loops (uniform, ternary) only branch on rejected draws,
 // which are independent of the accepted values. The sparse-ternary sampler
-// picks positions with a Fisher-Yates shuffle, whose memory accesses depend on
-// the (secret) positions: acceptable for key generation on a trusted host,
-// documented here so that nobody mistakes it for constant-time.
+// places its nonzero values with a bitonic sorting network over random tags,
+// whose branches and memory accesses depend only on the length.
 #pragma once
 
 #include <cstddef>
@@ -36,7 +35,8 @@ inline constexpr int kGaussianBound = 19;
 // Each value uniform in {-1, 0, 1}.
 void sample_ternary(Prng& prng, std::span<int64_t> out);
 // Exactly hamming_weight nonzero values (each +-1 with probability 1/2), at
-// positions uniform over all subsets of that size. Throws InvalidArgument if
+// positions uniform over all subsets of that size (constant-time; about
+// n log2(n)^2 / 4 comparisons). Throws InvalidArgument if
 // hamming_weight > out.size().
 void sample_sparse_ternary(Prng& prng, std::size_t hamming_weight, std::span<int64_t> out);
 // Each value from the truncated discrete Gaussian above (constant-time).
