@@ -45,7 +45,9 @@ TEST(ModulusSwitching, DivideByLastPrimeMatchesExactIntegers) {
       Context::create(make_parameters(1024, {50, 45, 49, 40}, {55}, 0, SecurityLevel::none));
   ring::Prng prng = ring::Prng::from_os_entropy();
   for (uint64_t t : {uint64_t{1}, uint64_t{65537}, uint64_t{256}}) {
-    for (std::size_t level : {std::size_t{3}, std::size_t{1}}) {
+    // Level 2 divides by the 49-bit prime, above 4 q_1 (45 bits): the lift
+    // then reduces first; at levels 3 and 1 the last prime is at most 4 q_i.
+    for (std::size_t level : {std::size_t{3}, std::size_t{2}, std::size_t{1}}) {
       ring::RnsPoly c(context->ciphertext_ring(), level + 1, ring::Form::ntt);
       ring::sample_uniform(prng, c);
       ring::RnsPoly coefficients = c.clone();

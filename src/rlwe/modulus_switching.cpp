@@ -52,10 +52,21 @@ void divide_by_last_prime(const Context& context, const ring::RnsPoly& in, ring:
   parallel_for(0, level, [&](std::size_t i) {
     const math::Modulus& q = ring.modulus(i);
     AlignedBuffer<uint64_t> lifted(n, AlignedBuffer<uint64_t>::Uninitialized{});
-    math::reduce_any(top.span(), lifted.span(), q);
-    const uint64_t h = q.reduce(half), q_value = q.value();
-    for (uint64_t& x : lifted)
-      x = x - h + (q_value & (0 - static_cast<uint64_t>(x < h)));  // y mod q_i
+    const uint64_t q_value = q.value();
+    if (last_value <= 4 * q_value) {
+      // top - h + 2 q_i = y + 2 q_i is y mod q_i and lies in [0, 4 q_i), the
+      // forward NTT's input range: one pass, no reduction (h <= 2 q_i here).
+      const uint64_t shift = 2 * q_value - half;
+      const uint64_t* __restrict from = top.data();
+      uint64_t* __restrict to = lifted.data();
+      for (std::size_t k = 0; k < n; ++k)
+        to[k] = from[k] + shift;
+    } else {
+      math::reduce_any(top.span(), lifted.span(), q);
+      const uint64_t h = q.reduce(half);
+      for (uint64_t& x : lifted)
+        x = x - h + (q_value & (0 - static_cast<uint64_t>(x < h)));  // y mod q_i
+    }
     math::ntt_forward(lifted.span(), ring.ntt_tables(i));
     const auto tower = result.tower(i);
     if (plain_modulus == 1) {
