@@ -9,6 +9,7 @@
 #include "heft/util/aligned_buffer.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
+#include "rlwe/residue_shift.hpp"
 
 namespace heft::rlwe {
 namespace {
@@ -26,6 +27,33 @@ void require_key(const Context& context, const KeySwitchKey& key, const char* op
   }
   if (key.b.size() != context.digit_count()) {
     throw MismatchError(std::string(operation) + ": key has the wrong number of digits");
+  }
+}
+
+// A one-prime digit (SEAL-style parameters: residues below q, the digit's
+// prime) raised to the tower of `table` and transformed: the residues are the
+// integers themselves, so raising is a reduction mod p, and not even that
+// when q < 4p, since the NTT accepts inputs in [0, 4p).
+void raise_one_prime_digit(std::span<const uint64_t> digit, uint64_t q, std::span<uint64_t> out,
+                           const math::NttTables& table) {
+  if (q < 4 * table.modulus().value()) {
+    math::ntt_forward(digit, out, table);  // out of place: no copy
+    return;
+  }
+  math::reduce_any(digit, out, table.modulus());
+  math::ntt_forward(out, table);
+}
+
+// The checks both apply_galois forms make; c1_towers: c1's tower count.
+void require_galois(const Context& context, const ring::RnsPoly& c0, std::size_t c1_towers,
+                    const KeySwitchKey& galois_key) {
+  require_key(context, galois_key, "apply_galois");
+  require_ntt_in_ring(context, c0, "apply_galois");
+  if (galois_key.galois_element == 1) {
+    throw InvalidArgument("apply_galois: the key is not a Galois key");
+  }
+  if (c0.tower_count() != c1_towers) {
+    throw MismatchError("apply_galois: c0 and c1 are at different levels");
   }
 }
 
@@ -84,17 +112,10 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c) {
       const math::NttTables& table = *tables[target];
       const std::span<uint64_t> tower(targets[target], n);
       if (single_prime) {
-        // One prime q per digit (SEAL-style parameters): the digit's residues
-        // are the integers themselves, so raising is a reduction mod p, and
-        // not even that when q < 4p, since the NTT accepts inputs in [0, 4p).
-        const math::Modulus& q = q_ring.modulus(begin);
-        if (q.value() < 4 * table.modulus().value()) {
-          math::ntt_forward(digit_values, tower, table);  // out of place: no copy
-          return;
-        }
-        math::reduce_any(digit_values, tower, table.modulus());
+        raise_one_prime_digit(digit_values, q_ring.modulus(begin).value(), tower, table);
+      } else {
+        math::ntt_forward(tower, table);  // converted above
       }
-      math::ntt_forward(tower, table);
     });
     out.digits.push_back(std::move(extended));
   }
@@ -147,8 +168,7 @@ std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const
   if (context.digit_size() != 1) return inner_product(context, decompose(context, c), key);
 
   // One prime per digit: digit j is tower j of c in coefficient form, and its
-  // image in tower t is NTT_t(digit mod p_t) (no reduction needed when
-  // q_j < 4 p_t, the NTT's input range), or c's own tower when t = j.
+  // image in tower t is raise_one_prime_digit's, or c's own tower when t = j.
   const std::size_t n = context.degree();
   const std::size_t q_towers = c.tower_count();
   const std::size_t p_towers = context.special_count();
@@ -180,12 +200,7 @@ std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const
         continue;
       }
       const std::span<uint64_t> row(scratch.data() + j * n, n);
-      if (q_ring.modulus(j).value() < 4 * modulus.value()) {
-        math::ntt_forward(coefficients.tower(j), row, table);
-      } else {
-        math::reduce_any(coefficients.tower(j), row, modulus);
-        math::ntt_forward(row, table);
-      }
+      raise_one_prime_digit(coefficients.tower(j), q_ring.modulus(j).value(), row, table);
       x[j] = row;
     }
     const auto out = [&](ExtendedPoly& y) { return in_q ? y.q.tower(tower) : y.p.tower(tower); };
@@ -264,11 +279,7 @@ ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const rin
       math::ntt_inverse(row, q_ring.ntt_tables(level));
     }
     if (error_scale == 1) {
-      const uint64_t half = b.value() >> 1, value = b.value();
-      for (uint64_t& v : row) {
-        const uint64_t sum = v + half;
-        v = sum - (value & (0 - static_cast<uint64_t>(sum >= value)));
-      }
+      detail::add_constant_mod(row, b.value() >> 1, b.value());
     } else {
       const uint64_t t_mod_b = b.reduce(error_scale);
       if (t_mod_b == 0) {
@@ -293,9 +304,7 @@ ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const rin
       const uint64_t p_times_last =
           q.mul(context.special_product_mod_q()[i], q.reduce(last.value()));
       const uint64_t h = q.mul(q.sub(p_times_last, 1), q.inverse(q.reduce(2)));
-      const uint64_t value = q.value();
-      for (uint64_t& v : c)
-        v = v - h + (value & (0 - static_cast<uint64_t>(v < h)));
+      detail::sub_constant_mod(c, h, q.value());
     }
     math::ntt_forward(c, q_ring.ntt_tables(i));
     if (error_scale != 1) math::mul_scalar_mod(c, q.reduce(error_scale), c, q);
@@ -319,6 +328,18 @@ std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsP
           mod_down(context, std::move(products[1]), key.error_scale)};
 }
 
+std::array<ring::RnsPoly, 2> switch_key_and_divide(const Context& context, const ring::RnsPoly& c,
+                                                   const KeySwitchKey& key, const ring::RnsPoly& d0,
+                                                   const ring::RnsPoly& d1) {
+  require_key(context, key, "switch_key_and_divide");
+  if (key.galois_element != 1) {
+    throw InvalidArgument("switch_key_and_divide: this is a Galois key; use apply_galois");
+  }
+  auto products = decompose_and_multiply(context, c, key);
+  return {mod_down_to_next(context, std::move(products[0]), d0, key.error_scale),
+          mod_down_to_next(context, std::move(products[1]), d1, key.error_scale)};
+}
+
 namespace {
 
 // Stage 3 of a Galois key switch and the automorphism itself. With the key
@@ -338,26 +359,14 @@ std::array<ring::RnsPoly, 2> galois_from_products(const Context& context, const 
 std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
                                           const DecomposedPoly& c1_digits,
                                           const KeySwitchKey& galois_key) {
-  require_key(context, galois_key, "apply_galois");
-  require_ntt_in_ring(context, c0, "apply_galois");
-  const uint64_t g = galois_key.galois_element;
-  if (g == 1) throw InvalidArgument("apply_galois: the key is not a Galois key");
-  if (c0.tower_count() != c1_digits.level + 1) {
-    throw MismatchError("apply_galois: c0 and the decomposed c1 are at different levels");
-  }
+  require_galois(context, c0, c1_digits.level + 1, galois_key);
   return galois_from_products(context, c0, inner_product(context, c1_digits, galois_key),
                               galois_key);
 }
 
 std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
                                           const ring::RnsPoly& c1, const KeySwitchKey& galois_key) {
-  require_key(context, galois_key, "apply_galois");
-  require_ntt_in_ring(context, c0, "apply_galois");
-  const uint64_t g = galois_key.galois_element;
-  if (g == 1) throw InvalidArgument("apply_galois: the key is not a Galois key");
-  if (c0.tower_count() != c1.tower_count()) {
-    throw MismatchError("apply_galois: c0 and c1 are at different levels");
-  }
+  require_galois(context, c0, c1.tower_count(), galois_key);
   return galois_from_products(context, c0, decompose_and_multiply(context, c1, galois_key),
                               galois_key);
 }

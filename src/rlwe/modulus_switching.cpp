@@ -8,6 +8,7 @@
 #include "heft/util/aligned_buffer.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
+#include "rlwe/residue_shift.hpp"
 
 namespace heft::rlwe {
 
@@ -38,12 +39,7 @@ void divide_by_last_prime(const Context& context, const ring::RnsPoly& in, ring:
   math::ntt_inverse(in.tower(level), top.span(), ring.ntt_tables(level));
   if (plain_modulus != 1)
     math::mul_scalar_mod(top.span(), last.inverse(t_mod_last), top.span(), last);
-  // Branch-free modular additions here and below: the compiler vectorises
-  // them, where a call per element cost a fifth of a rescale.
-  for (uint64_t& x : top) {
-    const uint64_t sum = x + half;
-    x = sum - (last_value & (0 - static_cast<uint64_t>(sum >= last_value)));
-  }
+  detail::add_constant_mod(top.span(), half, last_value);
 
   const bool in_place = &out == &in;
   ring::RnsPoly fresh;
@@ -63,9 +59,7 @@ void divide_by_last_prime(const Context& context, const ring::RnsPoly& in, ring:
         to[k] = from[k] + shift;
     } else {
       math::reduce_any(top.span(), lifted.span(), q);
-      const uint64_t h = q.reduce(half);
-      for (uint64_t& x : lifted)
-        x = x - h + (q_value & (0 - static_cast<uint64_t>(x < h)));  // y mod q_i
+      detail::sub_constant_mod(lifted.span(), q.reduce(half), q_value);  // y mod q_i
     }
     math::ntt_forward(lifted.span(), ring.ntt_tables(i));
     const auto tower = result.tower(i);

@@ -75,6 +75,14 @@ ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const rin
 std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsPoly& c,
                                         const KeySwitchKey& key);
 
+// switch_key(c) added to (d0, d1), then divided by the last prime, in one step
+// (mod_down_to_next, with the key's error scale as t): relinearization of
+// (d0, d1, c) followed by a CKKS rescale (error scale 1) or a BGV modulus
+// switch (error scale t). d0, d1 and c are at the same level l >= 1.
+std::array<ring::RnsPoly, 2> switch_key_and_divide(const Context& context, const ring::RnsPoly& c,
+                                                   const KeySwitchKey& key, const ring::RnsPoly& d0,
+                                                   const ring::RnsPoly& d1);
+
 // The automorphism X -> X^g of the ciphertext (c0, c1), given c1 already
 // decomposed (decompose(c1), reusable for many g) and the Galois key for g:
 // returns (e0, e1) with e0 + e1 s = sigma_g(c0 + c1 s) + small error.

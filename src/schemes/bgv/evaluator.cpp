@@ -229,18 +229,18 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
   }
   Ciphertext x = a.clone(), y = b.clone();
   align(x, y, "multiply");
-  // Relinearize and switch down in one step (rlwe::mod_down_to_next), so the
-  // key-switching noise is divided too and Q_(l-1) is transformed once: the
-  // parts become (c_i P + D_i - delta) / (P q_l) with delta = 0 mod t, that
-  // is (c_i + D_i / P) q_l^-1 mod t, as relinearize then mod_switch give.
+  // Relinearize and switch down in one step (rlwe::switch_key_and_divide,
+  // with the key's error scale t), so the key-switching noise is divided too
+  // and Q_(l-1) is transformed once: the parts become
+  // (c_i P + D_i - delta) / (P q_l) with delta = 0 mod t, that is
+  // (c_i + D_i / P) q_l^-1 mod t, as relinearize then mod_switch give.
   const rlwe::Ciphertext product = tensor(x.ct, y.ct);
   const math::Modulus& last = context_->ciphertext_ring()->modulus(product.level());
-  auto switched = rlwe::decompose_and_multiply(*context_, product.parts[2], key.key);
+  auto [c0, c1] = rlwe::switch_key_and_divide(*context_, product.parts[2], key.key,
+                                              product.parts[0], product.parts[1]);
   Ciphertext out;
-  out.ct.parts.push_back(
-      rlwe::mod_down_to_next(*context_, std::move(switched[0]), product.parts[0], t_.value()));
-  out.ct.parts.push_back(
-      rlwe::mod_down_to_next(*context_, std::move(switched[1]), product.parts[1], t_.value()));
+  out.ct.parts.push_back(std::move(c0));
+  out.ct.parts.push_back(std::move(c1));
   out.correction = t_.mul(t_.mul(x.correction, y.correction), t_.reduce(last.value()));
   return out;
 }

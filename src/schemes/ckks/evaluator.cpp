@@ -440,10 +440,11 @@ Ciphertext Evaluator::relinearize_rescale(const Ciphertext& a, const rlwe::Relin
         "relinearize_rescale: the ciphertext is at level 0, no prime left to divide by "
         "(multiplicative depth exhausted)");
   }
-  auto products = rlwe::decompose_and_multiply(*context_, a.parts[2], key.key);
+  auto [c0, c1] =
+      rlwe::switch_key_and_divide(*context_, a.parts[2], key.key, a.parts[0], a.parts[1]);
   Ciphertext out;
-  out.parts.push_back(rlwe::mod_down_to_next(*context_, std::move(products[0]), a.parts[0]));
-  out.parts.push_back(rlwe::mod_down_to_next(*context_, std::move(products[1]), a.parts[1]));
+  out.parts.push_back(std::move(c0));
+  out.parts.push_back(std::move(c1));
   out.scale = a.scale / static_cast<double>(context_->ciphertext_ring()->modulus(level).value());
   out.slots = a.slots;
   out.needs_rescale = false;

@@ -58,9 +58,9 @@ class TowerAgreementCheck {
   [[nodiscard]] bool agrees(std::size_t tower, std::span<const uint64_t> ntt_values,
                             std::span<const __int128> sums) const;
 
-  // How many pairs `tower` uses, and how many there are (the most any tower uses).
+  // How many pairs `tower` uses (guess_sums() gives one sum for each pair
+  // any tower uses).
   [[nodiscard]] std::size_t pair_count(std::size_t tower) const;
-  [[nodiscard]] std::size_t pair_count() const noexcept { return pairs_; }
   // For tests: c of pair p (N words below 2^32), and r of pair p for `tower`
   // (N words below q_tower).
   [[nodiscard]] std::span<const uint32_t> coefficient_weights(std::size_t pair) const;
