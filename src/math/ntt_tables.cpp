@@ -65,6 +65,16 @@ NttTables::NttTables(uint64_t degree, const Modulus& modulus) : degree_(degree),
       inv_roots_shoup52_[k] = shoup52(inv_roots_[k], q);
     }
   }
+  if (small_modulus) {
+    // Every value is below 2^52, so each conversion is exact.
+    double_tables_ = AlignedBuffer<double>(4 * degree);
+    for (uint64_t k = 0; k < degree; ++k) {
+      double_tables_[k] = static_cast<double>(roots_[k]);
+      double_tables_[degree + k] = static_cast<double>(roots_shoup52_[k]) * 0x1p-52;
+      double_tables_[2 * degree + k] = static_cast<double>(inv_roots_[k]);
+      double_tables_[3 * degree + k] = static_cast<double>(inv_roots_shoup52_[k]) * 0x1p-52;
+    }
+  }
   data_ = new kernels::NttTableData{};
   refresh_view();
 }
@@ -82,6 +92,11 @@ void NttTables::refresh_view() {
   d.inv_roots_shoup = inv_roots_shoup_.data();
   d.roots_shoup52 = small_modulus ? roots_shoup52_.data() : nullptr;
   d.inv_roots_shoup52 = small_modulus ? inv_roots_shoup52_.data() : nullptr;
+  const double* doubles = small_modulus ? double_tables_.data() : nullptr;
+  d.roots_double = doubles;
+  d.roots_ratio = small_modulus ? doubles + degree_ : nullptr;
+  d.inv_roots_double = small_modulus ? doubles + 2 * degree_ : nullptr;
+  d.inv_roots_ratio = small_modulus ? doubles + 3 * degree_ : nullptr;
   d.inv_degree = modulus_.inverse(degree_ % q);
   d.inv_degree_shoup = modulus_.shoup(d.inv_degree);
   d.inv_degree_shoup52 = small_modulus ? shoup52(d.inv_degree, q) : 0;
@@ -105,6 +120,7 @@ NttTables::NttTables(NttTables&& other) noexcept
       inv_roots_shoup_(std::move(other.inv_roots_shoup_)),
       roots_shoup52_(std::move(other.roots_shoup52_)),
       inv_roots_shoup52_(std::move(other.inv_roots_shoup52_)),
+      double_tables_(std::move(other.double_tables_)),
       data_(std::exchange(other.data_, nullptr)) {}
 
 NttTables& NttTables::operator=(NttTables&& other) noexcept {
@@ -120,6 +136,7 @@ NttTables& NttTables::operator=(NttTables&& other) noexcept {
     inv_roots_shoup_ = std::move(other.inv_roots_shoup_);
     roots_shoup52_ = std::move(other.roots_shoup52_);
     inv_roots_shoup52_ = std::move(other.inv_roots_shoup52_);
+    double_tables_ = std::move(other.double_tables_);
     data_ = std::exchange(other.data_, nullptr);
   }
   return *this;

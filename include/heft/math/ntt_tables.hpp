@@ -51,6 +51,9 @@ class NttTables {
   uint64_t root_ = 0;
   AlignedBuffer<uint64_t> roots_, roots_shoup_, inv_roots_, inv_roots_shoup_;
   AlignedBuffer<uint64_t> roots_shoup52_, inv_roots_shoup52_;
+  // q < 2^50: roots, roots_shoup52 / 2^52 and the inverse pair as doubles,
+  // one after the other (4N values).
+  AlignedBuffer<double> double_tables_;
   kernels::NttTableData* data_ = nullptr;
 };
 

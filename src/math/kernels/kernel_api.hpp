@@ -41,10 +41,16 @@ struct NttTableData {
   const uint64_t* inv_roots_shoup;    // floor(inv_roots[k] * 2^64 / q)
   const uint64_t* roots_shoup52;      // floor(roots[k] * 2^52 / q); null unless q < 2^50
   const uint64_t* inv_roots_shoup52;  // floor(inv_roots[k] * 2^52 / q); null unless q < 2^50
-  uint64_t inv_degree;                // N^-1 mod q
-  uint64_t inv_degree_shoup;          // floor(N^-1 * 2^64 / q)
-  uint64_t inv_degree_shoup52;        // floor(N^-1 * 2^52 / q) (0 unless q < 2^50)
-  uint64_t inv_degree_root;           // N^-1 * inv_roots[1] mod q (merged into the last stage)
+  // The same as doubles for the floating-point paths (null unless q < 2^50):
+  // W = roots[k] and W'' = roots_shoup52[k] / 2^52, both exact.
+  const double* roots_double;
+  const double* roots_ratio;
+  const double* inv_roots_double;
+  const double* inv_roots_ratio;
+  uint64_t inv_degree;          // N^-1 mod q
+  uint64_t inv_degree_shoup;    // floor(N^-1 * 2^64 / q)
+  uint64_t inv_degree_shoup52;  // floor(N^-1 * 2^52 / q) (0 unless q < 2^50)
+  uint64_t inv_degree_root;     // N^-1 * inv_roots[1] mod q (merged into the last stage)
   uint64_t inv_degree_root_shoup;
   uint64_t inv_degree_root_shoup52;
 };

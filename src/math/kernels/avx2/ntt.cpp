@@ -18,6 +18,8 @@
 //   T = (h - Q q) + l. Every intermediate is an integer below 2^53, so both
 //   steps are exact; T lies within about q/2 + |y| q / 2^52 of 0. This needs
 //   11 vector operations per butterfly against about 23 for the integer path.
+//   W and W'' come from the tables' double copies (NttTableData), so no stage
+//   spends vector operations converting twiddles (5-10% of a transform).
 //   It relies on the default round-to-nearest mode; with any other mode set
 //   in MXCSR the integer path is used.
 //
@@ -49,6 +51,9 @@ HEFT_AVX2_INLINE __m256i load_pair_doubled(const uint64_t* p) {
   const __m256i pair =
       _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   return _mm256_castpd_si256(_mm256_permute_pd(_mm256_castsi256_pd(pair), 0xC));
+}
+HEFT_AVX2_INLINE __m256d load_pair_doubled(const double* p) {
+  return _mm256_permute_pd(_mm256_broadcast_pd(reinterpret_cast<const __m128d*>(p)), 0xC);
 }
 
 // Shuffles, for both element types (the bits are moved, never converted).
@@ -100,19 +105,30 @@ class IntArith {
         bound_(set1((kWide ? 4 : 2) * table.modulus.value)),
         hi_mask_(set1(0xffffffff00000000ULL)) {}
 
+  // Where one direction's twiddles are read from.
+  struct Twiddles {
+    const uint64_t* roots;
+    const uint64_t* shoup;
+  };
+  static Twiddles forward_twiddles(const NttTableData& table) {
+    return {table.roots, table.roots_shoup};
+  }
+  static Twiddles inverse_twiddles(const NttTableData& table) {
+    return {table.inv_roots, table.inv_roots_shoup};
+  }
+
   static Twiddle make_twiddle(__m256i w, __m256i ws) {
     return Twiddle{w, _mm256_shuffle_epi32(w, 0xB1), ws, _mm256_srli_epi64(ws, 32)};
   }
-  static Twiddle broadcast(const uint64_t* roots, const uint64_t* shoup, const uint64_t*,
-                           uint64_t i) {
-    return make_twiddle(set1(roots[i]), set1(shoup[i]));
+  // Twiddle i in every lane; i .. i+3; i, i, i+1, i+1.
+  static Twiddle broadcast(const Twiddles& t, uint64_t i) {
+    return make_twiddle(set1(t.roots[i]), set1(t.shoup[i]));
   }
-  static Twiddle quad(const uint64_t* roots, const uint64_t* shoup, const uint64_t*, uint64_t i) {
-    return make_twiddle(loadu(roots + i), loadu(shoup + i));
+  static Twiddle quad(const Twiddles& t, uint64_t i) {
+    return make_twiddle(loadu(t.roots + i), loadu(t.shoup + i));
   }
-  static Twiddle pair_doubled(const uint64_t* roots, const uint64_t* shoup, const uint64_t*,
-                              uint64_t i) {
-    return make_twiddle(load_pair_doubled(roots + i), load_pair_doubled(shoup + i));
+  static Twiddle pair_doubled(const Twiddles& t, uint64_t i) {
+    return make_twiddle(load_pair_doubled(t.roots + i), load_pair_doubled(t.shoup + i));
   }
 
   static Vec load(const uint64_t* p) { return loadu(p); }
@@ -195,7 +211,6 @@ class IntArith {
 
 // ---- Double-precision arithmetic (q < 2^50) ---------------------------------
 
-constexpr uint64_t kOneBits = 0x3ff0000000000000ULL;  // 1.0
 // Adding 1.5 * 2^52 to a double of magnitude below 2^51 rounds it to an
 // integer (the sum's unit in the last place is 1) and leaves that integer in
 // the low mantissa bits.
@@ -226,7 +241,6 @@ class DoubleArith {
         q_inv_(_mm256_set1_pd(1.0 / static_cast<double>(table.modulus.value))),
         round_(_mm256_castsi256_pd(set1(kRoundBits))),
         two52_bits_(set1(kTwo52Bits)),
-        one_bits_(set1(kOneBits)),
         round_bits_(set1(kRoundBits)),
         q_int_(set1(table.modulus.value)),
         forward_offset_(_mm256_set1_pd(0x1p52 + 2.0 * static_cast<double>(table.modulus.value))),
@@ -236,29 +250,33 @@ class DoubleArith {
   Vec to_double(__m256i x, __m256d offset) const {
     return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(x, two52_bits_)), offset);
   }
-  Twiddle make_twiddle(__m256i w, __m256i ws52) const {
-    const __m256d two52 = _mm256_castsi256_pd(two52_bits_);
-    const __m256d one = _mm256_castsi256_pd(one_bits_);
-    // (1 + ws52 / 2^52) - 1 is ws52 / 2^52 exactly, as ws52 < 2^52.
-    return Twiddle{to_double(w, two52),
-                   _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(ws52, one_bits_)), one)};
+  // The twiddles already as doubles (NttTableData's double tables), so no
+  // stage spends vector operations converting them.
+  struct Twiddles {
+    const double* roots;   // W
+    const double* ratios;  // W''
+  };
+  static Twiddles forward_twiddles(const NttTableData& table) {
+    return {table.roots_double, table.roots_ratio};
   }
+  static Twiddles inverse_twiddles(const NttTableData& table) {
+    return {table.inv_roots_double, table.inv_roots_ratio};
+  }
+
   // W < 2^50 and W 2^52 / q < 2^52 convert exactly (as signed values, which
   // is a single instruction).
   static Twiddle scalar_twiddle(uint64_t w, uint64_t ws52) {
     return Twiddle{_mm256_set1_pd(static_cast<double>(static_cast<int64_t>(w))),
                    _mm256_set1_pd(static_cast<double>(static_cast<int64_t>(ws52)) * 0x1p-52)};
   }
-  Twiddle broadcast(const uint64_t* roots, const uint64_t*, const uint64_t* shoup52,
-                    uint64_t i) const {
-    return scalar_twiddle(roots[i], shoup52[i]);
+  static Twiddle broadcast(const Twiddles& t, uint64_t i) {
+    return Twiddle{_mm256_broadcast_sd(t.roots + i), _mm256_broadcast_sd(t.ratios + i)};
   }
-  Twiddle quad(const uint64_t* roots, const uint64_t*, const uint64_t* shoup52, uint64_t i) const {
-    return make_twiddle(loadu(roots + i), loadu(shoup52 + i));
+  static Twiddle quad(const Twiddles& t, uint64_t i) {
+    return Twiddle{_mm256_loadu_pd(t.roots + i), _mm256_loadu_pd(t.ratios + i)};
   }
-  Twiddle pair_doubled(const uint64_t* roots, const uint64_t*, const uint64_t* shoup52,
-                       uint64_t i) const {
-    return make_twiddle(load_pair_doubled(roots + i), load_pair_doubled(shoup52 + i));
+  static Twiddle pair_doubled(const Twiddles& t, uint64_t i) {
+    return Twiddle{load_pair_doubled(t.roots + i), load_pair_doubled(t.ratios + i)};
   }
 
   static Vec load(const uint64_t* p) { return _mm256_loadu_pd(reinterpret_cast<const double*>(p)); }
@@ -315,7 +333,7 @@ class DoubleArith {
 
  private:
   __m256d q_, q_inv_, round_;
-  __m256i two52_bits_, one_bits_, round_bits_, q_int_;
+  __m256i two52_bits_, round_bits_, q_int_;
   __m256d forward_offset_, inverse_offset_;
 };
 
@@ -327,7 +345,8 @@ class DoubleArith {
 // several dependency chains to overlap.
 template <int B, typename Arith>
 HEFT_AVX2_INLINE void forward_last_three(uint64_t* v, uint64_t k, const NttTableData& table,
-                                         const uint64_t* shoup52, const Arith& arith) {
+                                         const typename Arith::Twiddles& twiddles,
+                                         const Arith& arith) {
   using Vec = typename Arith::Vec;
   const uint64_t n = table.degree;
   Vec a[B], b[B], x[B], y[B];
@@ -337,22 +356,19 @@ HEFT_AVX2_INLINE void forward_last_three(uint64_t* v, uint64_t k, const NttTable
   }
   // t = 4: pairs (e_j, e_{j+4}), one twiddle per block.
   for (int j = 0; j < B; ++j) {
-    arith.forward(a[j], b[j],
-                  arith.broadcast(table.roots, table.roots_shoup, shoup52, n / 8 + k + j));
+    arith.forward(a[j], b[j], Arith::broadcast(twiddles, n / 8 + k + j));
   }
   // t = 2: pairs (e0,e2) (e1,e3) with twiddle 2k, (e4,e6) (e5,e7) with 2k+1.
   for (int j = 0; j < B; ++j) {
     x[j] = low_halves(a[j], b[j]);   // e0 e1 e4 e5
     y[j] = high_halves(a[j], b[j]);  // e2 e3 e6 e7
-    arith.forward(x[j], y[j],
-                  arith.pair_doubled(table.roots, table.roots_shoup, shoup52, n / 4 + 2 * (k + j)));
+    arith.forward(x[j], y[j], Arith::pair_doubled(twiddles, n / 4 + 2 * (k + j)));
   }
   // t = 1: pairs (e0,e1) (e2,e3) (e4,e5) (e6,e7) with twiddles 4k .. 4k+3.
   for (int j = 0; j < B; ++j) {
     a[j] = unpack_lo(x[j], y[j]);  // e0 e2 e4 e6
     b[j] = unpack_hi(x[j], y[j]);  // e1 e3 e5 e7
-    arith.forward(a[j], b[j],
-                  arith.quad(table.roots, table.roots_shoup, shoup52, n / 2 + 4 * (k + j)));
+    arith.forward(a[j], b[j], Arith::quad(twiddles, n / 2 + 4 * (k + j)));
   }
   for (int j = 0; j < B; ++j) {
     x[j] = unpack_lo(a[j], b[j]);  // e0 e1 e4 e5
@@ -366,7 +382,8 @@ HEFT_AVX2_INLINE void forward_last_three(uint64_t* v, uint64_t k, const NttTable
 // values starting at block k; the result is back in natural order.
 template <int B, typename Arith>
 HEFT_AVX2_INLINE void inverse_first_three(uint64_t* v, const uint64_t* in, uint64_t k,
-                                          const NttTableData& table, const uint64_t* shoup52,
+                                          const NttTableData& table,
+                                          const typename Arith::Twiddles& twiddles,
                                           const Arith& arith, bool with_t4) {
   using Vec = typename Arith::Vec;
   const uint64_t n = table.degree;
@@ -381,25 +398,20 @@ HEFT_AVX2_INLINE void inverse_first_three(uint64_t* v, const uint64_t* in, uint6
   }
   // t = 1: pairs (e0,e1) (e2,e3) (e4,e5) (e6,e7) with twiddles 4k .. 4k+3.
   for (int j = 0; j < B; ++j) {
-    arith.inverse(s[j], d[j],
-                  arith.quad(table.inv_roots, table.inv_roots_shoup, shoup52, n / 2 + 4 * (k + j)));
+    arith.inverse(s[j], d[j], Arith::quad(twiddles, n / 2 + 4 * (k + j)));
   }
   // t = 2: pairs (e0,e2) (e1,e3) with twiddle 2k, (e4,e6) (e5,e7) with 2k+1.
   for (int j = 0; j < B; ++j) {
     x[j] = unpack_lo(s[j], d[j]);  // e0 e1 e4 e5
     y[j] = unpack_hi(s[j], d[j]);  // e2 e3 e6 e7
-    arith.inverse(
-        x[j], y[j],
-        arith.pair_doubled(table.inv_roots, table.inv_roots_shoup, shoup52, n / 4 + 2 * (k + j)));
+    arith.inverse(x[j], y[j], Arith::pair_doubled(twiddles, n / 4 + 2 * (k + j)));
     s[j] = low_halves(x[j], y[j]);   // e0 e1 e2 e3
     d[j] = high_halves(x[j], y[j]);  // e4 e5 e6 e7
   }
   if (with_t4) {
     // t = 4: pairs (e_j, e_{j+4}), one twiddle per block.
     for (int j = 0; j < B; ++j) {
-      arith.inverse(
-          s[j], d[j],
-          arith.broadcast(table.inv_roots, table.inv_roots_shoup, shoup52, n / 8 + k + j));
+      arith.inverse(s[j], d[j], Arith::broadcast(twiddles, n / 8 + k + j));
     }
   }
   for (int j = 0; j < B; ++j) {
@@ -414,8 +426,8 @@ HEFT_AVX2_INLINE void inverse_first_three(uint64_t* v, const uint64_t* in, uint6
 // load_forward_input, so the double path converts to doubles on the way
 // instead of in a pass of its own.
 template <bool kForward, bool kFirstPass = false, typename Arith>
-void radix2_stage(uint64_t* values, uint64_t m, uint64_t t, const uint64_t* roots,
-                  const uint64_t* shoup, const uint64_t* shoup52, const Arith& arith,
+void radix2_stage(uint64_t* values, uint64_t m, uint64_t t,
+                  const typename Arith::Twiddles& twiddles, const Arith& arith,
                   const uint64_t* input = nullptr) {
   using Vec = typename Arith::Vec;
   const uint64_t* source = kFirstPass ? input : values;
@@ -427,7 +439,7 @@ void radix2_stage(uint64_t* values, uint64_t m, uint64_t t, const uint64_t* root
     }
   };
   for (uint64_t i = 0; i < m; ++i) {
-    const auto w = arith.broadcast(roots, shoup, shoup52, m + i);
+    const auto w = Arith::broadcast(twiddles, m + i);
     uint64_t* x = values + 2 * i * t;
     uint64_t* y = x + t;
     const uint64_t* x_in = source + 2 * i * t;
@@ -453,11 +465,12 @@ void radix2_stage(uint64_t* values, uint64_t m, uint64_t t, const uint64_t* root
 // NTT of `input` into `values` (the same array for an in-place transform).
 template <typename Arith>
 void forward_transform(uint64_t* values, const uint64_t* input, const NttTableData& table,
-                       const uint64_t* shoup52, const Arith& arith) {
+                       const Arith& arith) {
+  const auto twiddles = Arith::forward_twiddles(table);
   const uint64_t n = table.degree;
   uint64_t m = 1, t = n >> 1;
   if (t >= 8) {
-    radix2_stage<true, true>(values, m, t, table.roots, table.roots_shoup, shoup52, arith, input);
+    radix2_stage<true, true>(values, m, t, twiddles, arith, input);
     m <<= 1;
     t >>= 1;
   } else {
@@ -465,16 +478,16 @@ void forward_transform(uint64_t* values, const uint64_t* input, const NttTableDa
       Arith::store(values + j, arith.load_forward_input(input + j));
   }
   for (; t >= 8; m <<= 1, t >>= 1) {
-    radix2_stage<true>(values, m, t, table.roots, table.roots_shoup, shoup52, arith);
+    radix2_stage<true>(values, m, t, twiddles, arith);
   }
   // The fused tail, four blocks of 8 at a time where there are that many.
   if (n == 8) {
-    forward_last_three<1>(values, 0, table, shoup52, arith);
+    forward_last_three<1>(values, 0, table, twiddles, arith);
   } else if (n == 16) {
-    forward_last_three<2>(values, 0, table, shoup52, arith);
+    forward_last_three<2>(values, 0, table, twiddles, arith);
   } else {
     for (uint64_t k = 0; k < n / 8; k += 4) {
-      forward_last_three<4>(values + 8 * k, k, table, shoup52, arith);
+      forward_last_three<4>(values + 8 * k, k, table, twiddles, arith);
     }
   }
 }
@@ -483,22 +496,22 @@ void forward_transform(uint64_t* values, const uint64_t* input, const NttTableDa
 // transform): the first pass reads the input, later ones work in place.
 template <typename Arith>
 void inverse_transform(uint64_t* values, const uint64_t* input, const NttTableData& table,
-                       const uint64_t* shoup52, const Arith& arith) {
+                       const Arith& arith) {
+  const auto twiddles = Arith::inverse_twiddles(table);
   const uint64_t n = table.degree;
   if (n == 8) {
-    inverse_first_three<1>(values, input, 0, table, shoup52, arith,
+    inverse_first_three<1>(values, input, 0, table, twiddles, arith,
                            false);  // t = 4 is the last stage
   } else if (n == 16) {
-    inverse_first_three<2>(values, input, 0, table, shoup52, arith, true);
+    inverse_first_three<2>(values, input, 0, table, twiddles, arith, true);
   } else {
     for (uint64_t k = 0; k < n / 8; k += 4) {
-      inverse_first_three<4>(values + 8 * k, input + 8 * k, k, table, shoup52, arith, true);
+      inverse_first_three<4>(values + 8 * k, input + 8 * k, k, table, twiddles, arith, true);
     }
   }
   // Stages with 8 <= t <= N/4, then the last one (t = N/2) with 1/N.
   for (uint64_t t = 8; t <= n / 4; t <<= 1) {
-    radix2_stage<false>(values, n / (2 * t), t, table.inv_roots, table.inv_roots_shoup, shoup52,
-                        arith);
+    radix2_stage<false>(values, n / (2 * t), t, twiddles, arith);
   }
   arith.inverse_last(values, table);
 }
@@ -506,7 +519,7 @@ void inverse_transform(uint64_t* values, const uint64_t* input, const NttTableDa
 // The double path needs q < 2^50 (its tables exist only then) and the
 // default rounding mode.
 bool use_double(const NttTableData& table) {
-  return table.modulus.value < kDoubleModulusBound && table.roots_shoup52 != nullptr &&
+  return table.modulus.value < kDoubleModulusBound && table.roots_double != nullptr &&
          rounds_to_nearest();
 }
 
@@ -515,11 +528,11 @@ bool use_double(const NttTableData& table) {
 void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
   const uint64_t q = table.modulus.value;
   if (use_double(table)) {
-    forward_transform(out, in, table, table.roots_shoup52, DoubleArith(table));
+    forward_transform(out, in, table, DoubleArith(table));
   } else if (q < (uint64_t{1} << 60)) {
-    forward_transform(out, in, table, nullptr, IntArith<true>(table));
+    forward_transform(out, in, table, IntArith<true>(table));
   } else {
-    forward_transform(out, in, table, nullptr, IntArith<false>(table));
+    forward_transform(out, in, table, IntArith<false>(table));
   }
 }
 
@@ -530,11 +543,11 @@ void ntt_forward(uint64_t* values, const NttTableData& table) {
 void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
   const uint64_t q = table.modulus.value;
   if (use_double(table)) {
-    inverse_transform(out, in, table, table.inv_roots_shoup52, DoubleArith(table));
+    inverse_transform(out, in, table, DoubleArith(table));
   } else if (q < (uint64_t{1} << 60)) {
-    inverse_transform(out, in, table, nullptr, IntArith<true>(table));
+    inverse_transform(out, in, table, IntArith<true>(table));
   } else {
-    inverse_transform(out, in, table, nullptr, IntArith<false>(table));
+    inverse_transform(out, in, table, IntArith<false>(table));
   }
 }
 
