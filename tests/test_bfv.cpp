@@ -193,7 +193,11 @@ void run_batched_circuit(uint64_t n, const std::vector<int>& bits, const std::ve
       const Ciphertext tensor = f.eval.square(cx);
       EXPECT_EQ(tensor.size(), 3u);
       EXPECT_EQ(encoder.decode(f.decryptor.decrypt(tensor)), slot_mul(x, x, t)) << "3-part";
+      // square(cx, key) hands the third part to key switching in coefficient
+      // form; the digits, and so the result, are the same bits.
+      const Ciphertext fused = f.eval.square(cx, f.relin);
       cx = f.eval.relinearize(tensor, f.relin), x = slot_mul(x, x, t);
+      EXPECT_TRUE(fused.parts[0] == cx.parts[0] && fused.parts[1] == cx.parts[1]);
       expect(cx, x, "square+relin");
     }
     if (plain_products) {

@@ -159,7 +159,8 @@ TEST(KeySwitching, IdentityHoldsForEveryDnumAndLevel) {
 // decompose_and_multiply (which never stores the digits when each digit is
 // one prime) equals the two stages it replaces bit for bit, for relinearization
 // and Galois keys, one and two special primes, every level; so does the
-// apply_galois overload that takes c1 undecomposed.
+// apply_galois overload that takes c1 undecomposed. Both stages give the same
+// bits for c1 handed over in coefficient form.
 TEST(KeySwitching, FusedStagesEqualDecomposeThenInnerProduct) {
   const std::vector<int> ciphertext_bits = {50, 40, 40, 40};  // 50-bit digit into 40-bit towers
   for (std::size_t specials : {std::size_t{1}, std::size_t{2}}) {
@@ -178,16 +179,29 @@ TEST(KeySwitching, FusedStagesEqualDecomposeThenInnerProduct) {
         ring::sample_uniform(prng, c0);
         ring::sample_uniform(prng, c1);
         const ring::RnsPoly kept = c1.clone();
+        const ring::RnsPoly c1_coefficients = c1.coefficient_form();
         for (const KeySwitchKey* key : {&relin.key, &galois_key}) {
           const auto fused = decompose_and_multiply(*context, c1, *key);
           const auto staged = inner_product(*context, decompose(*context, c1), *key);
+          const auto fused_from_coefficients =
+              decompose_and_multiply(*context, c1_coefficients, *key);
+          const auto staged_from_coefficients =
+              inner_product(*context, decompose(*context, c1_coefficients), *key);
           for (int half = 0; half < 2; ++half) {
-            EXPECT_TRUE(fused[half].q == staged[half].q)
-                << "specials=" << specials << " dnum=" << dnum << " level=" << level;
-            EXPECT_TRUE(fused[half].p == staged[half].p)
-                << "specials=" << specials << " dnum=" << dnum << " level=" << level;
+            for (const auto* other :
+                 {&staged, &fused_from_coefficients, &staged_from_coefficients}) {
+              EXPECT_TRUE(fused[half].q == (*other)[half].q)
+                  << "specials=" << specials << " dnum=" << dnum << " level=" << level;
+              EXPECT_TRUE(fused[half].p == (*other)[half].p)
+                  << "specials=" << specials << " dnum=" << dnum << " level=" << level;
+            }
           }
         }
+        const auto switched = switch_key(*context, c1, relin.key);
+        const auto switched_from_coefficients = switch_key(*context, c1_coefficients, relin.key);
+        EXPECT_TRUE(switched[0] == switched_from_coefficients[0] &&
+                    switched[1] == switched_from_coefficients[1])
+            << "level=" << level;
         const auto direct = apply_galois(*context, c0, c1, galois_key);
         const auto hoisted = apply_galois(*context, c0, decompose(*context, c1), galois_key);
         EXPECT_TRUE(direct[0] == hoisted[0] && direct[1] == hoisted[1]) << "level=" << level;

@@ -2,6 +2,7 @@
 // Q*P, mod down. Work is spread over towers with parallel_for.
 #include "heft/rlwe/key_switching.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,11 +15,22 @@
 namespace heft::rlwe {
 namespace {
 
-void require_ntt_in_ring(const Context& context, const ring::RnsPoly& c, const char* operation) {
+void require_in_ring(const Context& context, const ring::RnsPoly& c, const char* operation) {
   if (c.empty() || c.context() != context.ciphertext_ring()) {
     throw MismatchError(std::string(operation) + ": polynomial is not from this context");
   }
+}
+
+void require_ntt_in_ring(const Context& context, const ring::RnsPoly& c, const char* operation) {
+  require_in_ring(context, c, operation);
   if (!c.is_ntt()) throw MismatchError(std::string(operation) + ": polynomial must be in NTT form");
+}
+
+// c in coefficient form: c itself, or its inverse transform held in `storage`.
+const ring::RnsPoly& coefficient_form_of(const ring::RnsPoly& c,
+                                         std::optional<ring::RnsPoly>& storage) {
+  if (!c.is_ntt()) return c;
+  return storage.emplace(c.coefficient_form());
 }
 
 void require_key(const Context& context, const KeySwitchKey& key, const char* operation) {
@@ -63,7 +75,7 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c) {
   if (!context.supports_key_switching()) {
     throw InvalidArgument("key switching needs special primes: these parameters have none");
   }
-  require_ntt_in_ring(context, c, "decompose");
+  require_in_ring(context, c, "decompose");
   const std::size_t level = c.tower_count() - 1;
   const std::size_t n = context.degree();
   const std::size_t q_towers = level + 1;
@@ -71,7 +83,8 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c) {
   const auto& q_ring = *context.ciphertext_ring();
   const auto& p_ring = *context.special_ring();
 
-  const ring::RnsPoly coefficients = c.coefficient_form();
+  std::optional<ring::RnsPoly> transformed;
+  const ring::RnsPoly& coefficients = coefficient_form_of(c, transformed);
 
   DecomposedPoly out;
   out.level = level;
@@ -79,8 +92,8 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c) {
   for (std::size_t digit = 0; digit < digits; ++digit) {
     const std::size_t begin = digit * context.digit_size();
     const std::size_t end = std::min(begin + context.digit_size(), q_towers);
-    // Every tower is written below: inside the digit a copy of c (already in
-    // NTT form), elsewhere the digit raised to that prime and transformed.
+    // Every tower is written below: inside the digit c's own tower in NTT
+    // form, elsewhere the digit raised to that prime and transformed.
     ExtendedPoly extended{
         ring::RnsPoly::uninitialized(context.ciphertext_ring(), q_towers, ring::Form::ntt),
         ring::RnsPoly::uninitialized(context.special_ring(), p_towers, ring::Form::ntt)};
@@ -105,7 +118,11 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c) {
     parallel_for(0, (end - begin) + targets.size(), [&](std::size_t task) {
       if (task < end - begin) {
         const std::size_t t = begin + task;
-        std::copy_n(c.tower(t).begin(), n, extended.q.tower(t).begin());
+        if (c.is_ntt()) {
+          std::copy_n(c.tower(t).begin(), n, extended.q.tower(t).begin());
+        } else {
+          math::ntt_forward(c.tower(t), extended.q.tower(t), q_ring.ntt_tables(t));
+        }
         return;
       }
       const std::size_t target = task - (end - begin);
@@ -163,19 +180,21 @@ std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const
   if (!context.supports_key_switching()) {
     throw InvalidArgument("key switching needs special primes: these parameters have none");
   }
-  require_ntt_in_ring(context, c, "decompose_and_multiply");
+  require_in_ring(context, c, "decompose_and_multiply");
   require_key(context, key, "decompose_and_multiply");
   if (context.digit_size() != 1) return inner_product(context, decompose(context, c), key);
 
   // One prime per digit: digit j is tower j of c in coefficient form, and its
-  // image in tower t is raise_one_prime_digit's, or c's own tower when t = j.
+  // image in tower t is raise_one_prime_digit's, or c's own tower when t = j
+  // and c is in NTT form.
   const std::size_t n = context.degree();
   const std::size_t q_towers = c.tower_count();
   const std::size_t p_towers = context.special_count();
   const std::size_t digits = q_towers;
   const auto& q_ring = *context.ciphertext_ring();
   const auto& p_ring = *context.special_ring();
-  const ring::RnsPoly coefficients = c.coefficient_form();
+  std::optional<ring::RnsPoly> transformed;
+  const ring::RnsPoly& coefficients = coefficient_form_of(c, transformed);
 
   std::array<ExtendedPoly, 2> acc;
   for (auto& x : acc) {
@@ -195,7 +214,7 @@ std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const
     for (std::size_t j = 0; j < digits; ++j) {
       b[j] = pick(key.b[j]);
       a[j] = pick(key.a[j]);
-      if (in_q && j == tower) {
+      if (in_q && j == tower && c.is_ntt()) {
         x[j] = c.tower(j);
         continue;
       }

@@ -1,13 +1,15 @@
 // Hybrid key switching, in the three stages that linear transforms hoist:
 //
-//   1. decompose(c): split c (level l, NTT form) into its digits and raise each
-//      to Q_l * P ("mod up"). Done once per ciphertext.
+//   1. decompose(c): split c (level l) into its digits and raise each to
+//      Q_l * P ("mod up"). Done once per ciphertext.
 //   2. inner_product(digits, key): sum_j digit_j * (b_j, a_j) over Q_l * P.
 //   3. mod_down(x): divide by P with rounding, back to Q_l.
 //
 // switch_key() chains them for relinearization; apply_galois() chains them
 // for rotations, and hoisted rotations call it many times on one
-// decomposition. All polynomials are in NTT form.
+// decomposition. All polynomials are in NTT form, except that the polynomial
+// to decompose may come in either form: digits are cut from its coefficients,
+// so a caller that has them (BFV's tensor product) saves the inverse NTTs.
 //
 // Rotations and Galois keys: a Galois key for g is stored permuted by
 // X -> X^(g^-1) (KeySwitchKey::galois_element records g). Then
@@ -36,8 +38,9 @@ struct DecomposedPoly {
   std::vector<ExtendedPoly> digits;  // each over Q_level * P, NTT form
 };
 
-// Stage 1. Throws InvalidArgument if the context has no special primes,
-// MismatchError if c is not an NTT-form polynomial of the context's ring.
+// Stage 1, for c in NTT or coefficient form (same digits either way). Throws
+// InvalidArgument if the context has no special primes, MismatchError if c is
+// not a polynomial of the context's ring.
 DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c);
 
 // Stage 2: (sum_j d_j b_j, sum_j d_j a_j) over Q_l * P, with the key as stored.
@@ -71,7 +74,8 @@ ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const rin
                                uint64_t error_scale = 1);
 
 // (d0, d1) over Q_l with d0 + d1 s = c s' + small error, for the key that
-// switches from s' to s (not a Galois key: use apply_galois for those).
+// switches from s' to s (not a Galois key: use apply_galois for those). c may
+// be in either form; d0 and d1 are in NTT form.
 std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsPoly& c,
                                         const KeySwitchKey& key);
 

@@ -210,6 +210,11 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, uint64_t value) const
 }
 
 Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
+  return scaled_tensor(a, b, true);
+}
+
+Ciphertext Evaluator::scaled_tensor(const Ciphertext& a, const Ciphertext& b,
+                                    bool last_in_ntt) const {
   check_same_level(a, b, "multiply");
   if (a.size() != 2 || b.size() != 2) {
     throw InvalidArgument("multiply: operands must have 2 parts; relinearize first");
@@ -255,7 +260,7 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
     d_r[k].multiply_scalar(tables.inv_q_mod_r);
     auto result = ring::RnsPoly::uninitialized(context_->ciphertext_ring(), level + 1);
     tables.r_to_q->convert_exact_centered(d_r[k], result);
-    result.ntt();
+    if (k < 2 || last_in_ntt) result.ntt();
     out.parts.push_back(std::move(result));
   }
   return out;
@@ -272,22 +277,32 @@ Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key
   check(a, "relinearize");
   check_relin_key(key, "relinearize");
   if (a.size() != 3) throw InvalidArgument("relinearize: expects a 3-part ciphertext");
-  auto [d0, d1] = rlwe::switch_key(*context_, a.parts[2], key.key);
+  return relinearize_parts(a, key);
+}
+
+Ciphertext Evaluator::relinearize_parts(const Ciphertext& d, const rlwe::RelinKey& key) const {
+  auto [e0, e1] = rlwe::switch_key(*context_, d.parts[2], key.key);
   Ciphertext out;
-  out.parts.push_back(a.parts[0] + d0);
-  out.parts.push_back(a.parts[1] + d1);
+  out.parts.push_back(d.parts[0] + e0);
+  out.parts.push_back(d.parts[1] + e1);
   return out;
 }
 
+// The third part goes to key switching in coefficient form, as the tensor
+// product leaves it: its digits are cut from it directly, which saves
+// transforming it into NTT form and back (2 L tower NTTs).
 Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
                                const rlwe::RelinKey& key) const {
   check_relin_key(key, "multiply");
-  return relinearize(multiply(a, b), key);
+  return relinearize_parts(scaled_tensor(a, b, false), key);
 }
 
 Ciphertext Evaluator::square(const Ciphertext& a, const rlwe::RelinKey& key) const {
   check_relin_key(key, "square");
-  return relinearize(square(a), key);
+  if (!a.empty() && a.size() != 2) {
+    throw InvalidArgument("square: operand must have 2 parts; relinearize first");
+  }
+  return relinearize_parts(scaled_tensor(a, a, false), key);
 }
 
 Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
