@@ -202,6 +202,18 @@ TEST(KeySwitching, FusedStagesEqualDecomposeThenInnerProduct) {
         EXPECT_TRUE(switched[0] == switched_from_coefficients[0] &&
                     switched[1] == switched_from_coefficients[1])
             << "level=" << level;
+        // The additions folded into mod down give the same bits as made after it.
+        const auto added = switch_key_and_add(*context, c1, relin.key, c0, c1);
+        EXPECT_TRUE(added[0] == switched[0] + c0 && added[1] == switched[1] + c1)
+            << "level=" << level;
+        auto products = decompose_and_multiply(*context, c1, relin.key);
+        EXPECT_TRUE(mod_down(*context, std::move(products[0]), c0) == switched[0] + c0);
+        EXPECT_THROW((void)switch_key_and_add(*context, c1, galois_key, c0, c1), InvalidArgument);
+        if (level > 0) {
+          ring::RnsPoly lower = c0.clone();
+          lower.drop_last_towers(1);
+          EXPECT_THROW((void)switch_key_and_add(*context, c1, relin.key, lower, c1), MismatchError);
+        }
         const auto direct = apply_galois(*context, c0, c1, galois_key);
         const auto hoisted = apply_galois(*context, c0, decompose(*context, c1), galois_key);
         EXPECT_TRUE(direct[0] == hoisted[0] && direct[1] == hoisted[1]) << "level=" << level;

@@ -228,7 +228,11 @@ std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const
   return acc;
 }
 
-ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_scale) {
+namespace {
+
+// mod_down with an optional addend (null: none), shared by the public forms.
+ring::RnsPoly mod_down_plus(const Context& context, ExtendedPoly x, const ring::RnsPoly* addend,
+                            uint64_t error_scale) {
   const std::size_t n = context.degree();
   const std::size_t q_towers = x.q.tower_count();
   const std::size_t level = q_towers - 1;
@@ -248,8 +252,9 @@ ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_sc
   }
   AlignedBuffer<uint64_t> converted(q_towers * n, AlignedBuffer<uint64_t>::Uninitialized{});
   context.mod_down_converter(level).convert_approximate(x.p.data(), converted.span(), n);
-  // x_q <- (x_q - [x_p]_q) * P^-1: exact division of x - [x]_P by P, which
-  // rounds x / P (the approximate conversion adds at most K multiples of P).
+  // x_q <- (x_q - [x_p]_q) * P^-1 (+ addend): exact division of x - [x]_P by
+  // P, which rounds x / P (the approximate conversion adds at most K
+  // multiples of P). The addend joins in the same pass as the scaling.
   parallel_for(0, q_towers, [&](std::size_t t) {
     const math::Modulus& q = q_ring.modulus(t);
     std::span<uint64_t> c(converted.data() + t * n, n);
@@ -257,9 +262,28 @@ ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_sc
     if (error_scale != 1) math::mul_scalar_mod(c, q.reduce(error_scale), c, q);
     auto tower = x.q.tower(t);
     math::sub_mod(tower, c, tower, q);
-    math::mul_scalar_mod(tower, context.inv_special_product()[t], tower, q);
+    if (addend != nullptr) {
+      math::fma_scalar_mod(tower, context.inv_special_product()[t], addend->tower(t), tower, q);
+    } else {
+      math::mul_scalar_mod(tower, context.inv_special_product()[t], tower, q);
+    }
   });
   return std::move(x.q);
+}
+
+}  // namespace
+
+ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_scale) {
+  return mod_down_plus(context, std::move(x), nullptr, error_scale);
+}
+
+ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, const ring::RnsPoly& addend,
+                       uint64_t error_scale) {
+  require_ntt_in_ring(context, addend, "mod_down");
+  if (addend.tower_count() != x.q.tower_count()) {
+    throw MismatchError("mod_down: the addend and x are at different levels");
+  }
+  return mod_down_plus(context, std::move(x), &addend, error_scale);
 }
 
 ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const ring::RnsPoly& addend,
@@ -347,6 +371,24 @@ std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsP
           mod_down(context, std::move(products[1]), key.error_scale)};
 }
 
+std::array<ring::RnsPoly, 2> switch_key_and_add(const Context& context, const ring::RnsPoly& c,
+                                                const KeySwitchKey& key, const ring::RnsPoly& d0,
+                                                const ring::RnsPoly& d1) {
+  require_key(context, key, "switch_key_and_add");
+  if (key.galois_element != 1) {
+    throw InvalidArgument("switch_key_and_add: this is a Galois key; use apply_galois");
+  }
+  for (const ring::RnsPoly* d : {&d0, &d1}) {
+    require_ntt_in_ring(context, *d, "switch_key_and_add");
+    if (d->tower_count() != c.tower_count()) {
+      throw MismatchError("switch_key_and_add: the addends and c are at different levels");
+    }
+  }
+  auto products = decompose_and_multiply(context, c, key);
+  return {mod_down_plus(context, std::move(products[0]), &d0, key.error_scale),
+          mod_down_plus(context, std::move(products[1]), &d1, key.error_scale)};
+}
+
 std::array<ring::RnsPoly, 2> switch_key_and_divide(const Context& context, const ring::RnsPoly& c,
                                                    const KeySwitchKey& key, const ring::RnsPoly& d0,
                                                    const ring::RnsPoly& d1) {
@@ -367,9 +409,9 @@ std::array<ring::RnsPoly, 2> galois_from_products(const Context& context, const 
                                                   std::array<ExtendedPoly, 2> products,
                                                   const KeySwitchKey& galois_key) {
   const uint64_t g = galois_key.galois_element;
-  ring::RnsPoly d0 = mod_down(context, std::move(products[0]), galois_key.error_scale);
-  ring::RnsPoly d1 = mod_down(context, std::move(products[1]), galois_key.error_scale);
-  d0 += c0;
+  const ring::RnsPoly d0 =
+      mod_down_plus(context, std::move(products[0]), &c0, galois_key.error_scale);
+  const ring::RnsPoly d1 = mod_down(context, std::move(products[1]), galois_key.error_scale);
   return {d0.automorphism(g), d1.automorphism(g)};
 }
 

@@ -60,6 +60,10 @@ std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const
 // error_scale t != 1: (x - delta) / P with delta = t * [x * t^-1]_P (see the
 // file comment); t must be coprime to P (InvalidArgument otherwise).
 ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_scale = 1);
+// The same plus an addend over Q_l (NTT form), added in the pass that scales
+// by P^-1 instead of in a pass of its own.
+ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, const ring::RnsPoly& addend,
+                       uint64_t error_scale = 1);
 
 // Stage 3 fused with the division by q_l that follows it (a CKKS rescale, a
 // BGV modulus switch): round((addend P + x) / (P q_l)) over Q_(l-1), for x
@@ -78,6 +82,13 @@ ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const rin
 // be in either form; d0 and d1 are in NTT form.
 std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsPoly& c,
                                         const KeySwitchKey& key);
+
+// (d0 + e0, d1 + e1) for (e0, e1) = switch_key(c): relinearization of the
+// 3-part ciphertext (d0, d1, c), with the additions folded into mod down. d0
+// and d1 are in NTT form at c's level.
+std::array<ring::RnsPoly, 2> switch_key_and_add(const Context& context, const ring::RnsPoly& c,
+                                                const KeySwitchKey& key, const ring::RnsPoly& d0,
+                                                const ring::RnsPoly& d1);
 
 // switch_key(c) added to (d0, d1), then divided by the last prime, in one step
 // (mod_down_to_next, with the key's error scale as t): relinearization of

@@ -281,16 +281,17 @@ Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key
 }
 
 Ciphertext Evaluator::relinearize_parts(const Ciphertext& d, const rlwe::RelinKey& key) const {
-  auto [e0, e1] = rlwe::switch_key(*context_, d.parts[2], key.key);
+  auto [c0, c1] = rlwe::switch_key_and_add(*context_, d.parts[2], key.key, d.parts[0], d.parts[1]);
   Ciphertext out;
-  out.parts.push_back(d.parts[0] + e0);
-  out.parts.push_back(d.parts[1] + e1);
+  out.parts.push_back(std::move(c0));
+  out.parts.push_back(std::move(c1));
   return out;
 }
 
 // The third part goes to key switching in coefficient form, as the tensor
 // product leaves it: its digits are cut from it directly, which saves
-// transforming it into NTT form and back (2 L tower NTTs).
+// transforming it into NTT form and back (net L tower transforms fewer: the
+// digits' own towers take a forward NTT instead).
 Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
                                const rlwe::RelinKey& key) const {
   check_relin_key(key, "multiply");

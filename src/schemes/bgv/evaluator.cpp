@@ -202,11 +202,12 @@ Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key
                           std::to_string(a.size()));
   }
   // The t-aware key switch keeps the message: d0 + d1 s = c2 s^2 + t e.
-  auto d = rlwe::switch_key(*context_, a.ct.parts[2], key.key);
+  auto d =
+      rlwe::switch_key_and_add(*context_, a.ct.parts[2], key.key, a.ct.parts[0], a.ct.parts[1]);
   Ciphertext out;
   out.correction = a.correction;
-  out.ct.parts.push_back(a.ct.parts[0] + d[0]);
-  out.ct.parts.push_back(a.ct.parts[1] + d[1]);
+  out.ct.parts.push_back(std::move(d[0]));
+  out.ct.parts.push_back(std::move(d[1]));
   return out;
 }
 

@@ -403,13 +403,11 @@ Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key
   }
   if (a.size() == 2) return a.clone();
   if (a.size() != 3) throw InvalidArgument("relinearize: expects a 3-part ciphertext");
-  auto [d0, d1] = rlwe::switch_key(*context_, a.parts[2], key.key);
+  auto [d0, d1] = rlwe::switch_key_and_add(*context_, a.parts[2], key.key, a.parts[0], a.parts[1]);
   Ciphertext out;
   out.scale = a.scale;
   out.slots = a.slots;
   out.needs_rescale = a.needs_rescale;
-  d0 += a.parts[0];
-  d1 += a.parts[1];
   out.parts.push_back(std::move(d0));
   out.parts.push_back(std::move(d1));
   return out;
