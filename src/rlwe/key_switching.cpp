@@ -56,6 +56,14 @@ void raise_one_prime_digit(std::span<const uint64_t> digit, uint64_t q, std::spa
   math::ntt_forward(out, table);
 }
 
+// A key for switch_key and its fused forms: this context's, not a Galois key.
+void require_switching_key(const Context& context, const KeySwitchKey& key, const char* operation) {
+  require_key(context, key, operation);
+  if (key.galois_element != 1) {
+    throw InvalidArgument(std::string(operation) + ": this is a Galois key; use apply_galois");
+  }
+}
+
 // The checks both apply_galois forms make; c1_towers: c1's tower count.
 void require_galois(const Context& context, const ring::RnsPoly& c0, std::size_t c1_towers,
                     const KeySwitchKey& galois_key) {
@@ -362,10 +370,7 @@ ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const rin
 
 std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsPoly& c,
                                         const KeySwitchKey& key) {
-  require_key(context, key, "switch_key");
-  if (key.galois_element != 1) {
-    throw InvalidArgument("switch_key: this is a Galois key; use apply_galois");
-  }
+  require_switching_key(context, key, "switch_key");
   auto products = decompose_and_multiply(context, c, key);
   return {mod_down(context, std::move(products[0]), key.error_scale),
           mod_down(context, std::move(products[1]), key.error_scale)};
@@ -374,10 +379,7 @@ std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsP
 std::array<ring::RnsPoly, 2> switch_key_and_add(const Context& context, const ring::RnsPoly& c,
                                                 const KeySwitchKey& key, const ring::RnsPoly& d0,
                                                 const ring::RnsPoly& d1) {
-  require_key(context, key, "switch_key_and_add");
-  if (key.galois_element != 1) {
-    throw InvalidArgument("switch_key_and_add: this is a Galois key; use apply_galois");
-  }
+  require_switching_key(context, key, "switch_key_and_add");
   for (const ring::RnsPoly* d : {&d0, &d1}) {
     require_ntt_in_ring(context, *d, "switch_key_and_add");
     if (d->tower_count() != c.tower_count()) {
@@ -392,10 +394,7 @@ std::array<ring::RnsPoly, 2> switch_key_and_add(const Context& context, const ri
 std::array<ring::RnsPoly, 2> switch_key_and_divide(const Context& context, const ring::RnsPoly& c,
                                                    const KeySwitchKey& key, const ring::RnsPoly& d0,
                                                    const ring::RnsPoly& d1) {
-  require_key(context, key, "switch_key_and_divide");
-  if (key.galois_element != 1) {
-    throw InvalidArgument("switch_key_and_divide: this is a Galois key; use apply_galois");
-  }
+  require_switching_key(context, key, "switch_key_and_divide");
   auto products = decompose_and_multiply(context, c, key);
   return {mod_down_to_next(context, std::move(products[0]), d0, key.error_scale),
           mod_down_to_next(context, std::move(products[1]), d1, key.error_scale)};
