@@ -11,6 +11,7 @@
 #include "heft/ring/base_converter.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -25,6 +26,7 @@ namespace heft::ring {
 namespace {
 
 constexpr std::size_t kBlock = 256;
+constexpr uint64_t kTwo52Bits = 0x4330000000000000ULL;  // 2^52 as a double's bits
 // Up to this many source moduli alpha is computed in double precision (the
 // error bound in compute_alphas_double needs L <= 64).
 constexpr std::size_t kMaxDoubleAlphaSources = 64;
@@ -275,21 +277,42 @@ void BaseConverter::compute_alphas_double(uint64_t* scaled, std::size_t count, M
   double sums[kBlock];
   for (std::size_t c = 0; c < count; ++c)
     sums[c] = 0.0;
+  // The sums' loops are written so that the compiler vectorises them with
+  // baseline flags: below 2^52 a word converts to a double by placing it in
+  // the mantissa of 2^52 and subtracting 2^52 (there is no packed int64 ->
+  // double conversion before AVX-512).
+  const bool words_fit_mantissa = input_bits_ <= 52;
   for (std::size_t i = 0; i < source_count; ++i) {
     const uint64_t* row = scaled + i * count;
     const double inverse = inverse_double_[i];
-    for (std::size_t c = 0; c < count; ++c)
-      sums[c] += static_cast<double>(static_cast<int64_t>(row[c])) * inverse;  // y_i < 2^61
+    if (words_fit_mantissa) {
+      for (std::size_t c = 0; c < count; ++c) {
+        const double y = std::bit_cast<double>(row[c] | kTwo52Bits) - 0x1p52;
+        sums[c] += y * inverse;
+      }
+    } else {
+      for (std::size_t c = 0; c < count; ++c)
+        sums[c] += static_cast<double>(static_cast<int64_t>(row[c])) * inverse;  // y_i < 2^61
+    }
   }
-  uint64_t* alphas = scaled + source_count * count;
   // Floor mode: alpha = floor(v). Centered: alpha = ceil(v - 1/2), that is
-  // floor(u) + 1 for u = v - 1/2 off an integer.
+  // floor(u) + 1 for u = v - 1/2 off an integer. floor(u) is u - 1/2 rounded
+  // to the nearest integer (adding and subtracting 1.5 * 2^52 does that, as
+  // |u| < L is far below 2^51), except that an integer u may come out as
+  // u - 1 (a tie): its fraction is then 1, not 0, and either way it is within
+  // the margin below, where the exact path decides. Branch-free, so the
+  // compiler vectorises it; the decisions come in a separate loop.
   const double shift = mode == Mode::exact_centered ? 0.5 : 0.0;
+  double wholes[kBlock];
   for (std::size_t c = 0; c < count; ++c) {
     const double u = sums[c] - shift;
-    const double whole = std::floor(u);
-    const double fraction = u - whole;
-    const int64_t low = static_cast<int64_t>(whole) + (mode == Mode::exact_centered ? 1 : 0);
+    wholes[c] = ((u - 0.5) + 0x1.8p52) - 0x1.8p52;
+    sums[c] = u - wholes[c];  // the fraction, in [0, 1]
+  }
+  uint64_t* alphas = scaled + source_count * count;
+  for (std::size_t c = 0; c < count; ++c) {
+    const double fraction = sums[c];
+    const int64_t low = static_cast<int64_t>(wholes[c]) + (mode == Mode::exact_centered ? 1 : 0);
     if (fraction > kAlphaMargin && fraction < 1.0 - kAlphaMargin) {
       alphas[c] = static_cast<uint64_t>(low);
     } else if (fraction <= kAlphaMargin && low == 0) {
