@@ -146,6 +146,54 @@ TEST(BaseConverter, TargetMayShareModuliWithSource) {
   check_all_modes(from, RnsBase::from_values(target), test_values(from, 64, random));
 }
 
+// A scaled converter (input factor f, output factors s_j) against GMP:
+// exact and centered outputs are s_j [f x]_Q mod p_j, the approximate ones
+// s_j ([f x]_Q + alpha Q) mod p_j for the alpha of [f x]_Q's own sum. Factors
+// include 0, 1, a multiple of a source prime and full 64-bit words.
+TEST(BaseConverter, ScaledConversionFoldsBothFactors) {
+  GmpRandom random(14);
+  for (int bits : {45, 60}) {
+    const std::vector<uint64_t> source = random.primes(bits, 5);
+    const RnsBase from = RnsBase::from_values(source);
+    const RnsBase to = RnsBase::from_values(random.primes(50, 3, {source.begin(), source.end()}));
+    const BigInt q = product_of(from);
+    BigInt half;
+    mpz_fdiv_q_2exp(half.get(), q.get(), 1);
+    for (uint64_t factor : {uint64_t{1}, uint64_t{65537}, source[1] * 3, ~uint64_t{0}}) {
+      const BaseConverter::Scaling scaling{factor, {0, 1, 0xfedcba9876543210ULL}};
+      const BaseConverter converter(from, to, scaling);
+      const std::vector<BigInt> values = test_values(from, 40, random);
+      const std::size_t n = values.size();
+      const std::vector<uint64_t> input = to_towers(from, values);
+      std::vector<uint64_t> approximate(to.size() * n), exact(to.size() * n),
+          centered(to.size() * n);
+      converter.convert_approximate(input, approximate, n);
+      converter.convert_exact(input, exact, n);
+      converter.convert_exact_centered(input, centered, n);
+      for (std::size_t c = 0; c < n; ++c) {
+        BigInt x, f(factor);
+        mpz_mul(x.get(), values[c].get(), f.get());
+        mpz_mod(x.get(), x.get(), q.get());  // [f x]_Q
+        BigInt signed_x = x;
+        if (mpz_cmp(x.get(), half.get()) > 0) mpz_sub(signed_x.get(), x.get(), q.get());
+        const BigInt z = fast_conversion_sum(from, x);  // x + alpha Q
+        for (std::size_t j = 0; j < to.size(); ++j) {
+          const math::Modulus& p = to[j];
+          const uint64_t s = p.reduce(scaling.output_factors[j]);
+          SCOPED_TRACE("bits=" + std::to_string(bits) + " f=" + std::to_string(factor) +
+                       " c=" + std::to_string(c) + " j=" + std::to_string(j));
+          ASSERT_EQ(exact[j * n + c], p.mul(s, x.mod(p.value())));
+          ASSERT_EQ(centered[j * n + c], p.mul(s, signed_x.mod(p.value())));
+          ASSERT_EQ(approximate[j * n + c], p.mul(s, z.mod(p.value())));
+        }
+      }
+    }
+  }
+  EXPECT_THROW(BaseConverter(RnsBase::from_values(random.primes(40, 2)),
+                             RnsBase::from_values(random.primes(41, 2)), {1, {1, 2, 3}}),
+               MismatchError);
+}
+
 TEST(BaseConverter, ManyModuliExerciseLazyReduction) {
   // 300 moduli of 61 bits: only 2^128 / (2^61 * 2^61) = 64 worst-case
   // products fit in an accumulator, and 300 typical ones (about 2^120 each)

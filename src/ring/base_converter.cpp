@@ -40,6 +40,9 @@ bool spans_overlap(const uint64_t* a, std::size_t a_size, const uint64_t* b, std
 }  // namespace
 
 BaseConverter::BaseConverter(RnsBase from, RnsBase to)
+    : BaseConverter(std::move(from), std::move(to), Scaling{}) {}
+
+BaseConverter::BaseConverter(RnsBase from, RnsBase to, const Scaling& scaling)
     : from_(std::move(from)), to_(std::move(to)) {
   if (from_.empty() || to_.empty()) {
     throw InvalidArgument("BaseConverter: both bases must have at least one modulus");
@@ -50,14 +53,27 @@ BaseConverter::BaseConverter(RnsBase from, RnsBase to)
     throw InvalidArgument("BaseConverter: the source base has too many moduli (limit 2^32 - 1)");
   }
   const std::size_t source_count = from_.size(), target_count = to_.size();
+  if (!scaling.output_factors.empty() && scaling.output_factors.size() != target_count) {
+    throw MismatchError("BaseConverter: " + std::to_string(scaling.output_factors.size()) +
+                        " output factors for " + std::to_string(target_count) + " target moduli");
+  }
+  scaled_ = scaling.input_factor != 1 || !scaling.output_factors.empty();
+  source_multipliers_.resize(source_count);
+  for (std::size_t i = 0; i < source_count; ++i) {
+    const math::Modulus& q = from_[i];
+    source_multipliers_[i] = q.mul(from_.punctured_inverse(i), q.reduce(scaling.input_factor));
+  }
   punctured_mod_target_.resize(source_count * target_count);
   neg_product_mod_target_.resize(target_count);
   for (std::size_t j = 0; j < target_count; ++j) {
     const math::Modulus& p = to_[j];
+    const uint64_t factor =
+        scaling.output_factors.empty() ? 1 : p.reduce(scaling.output_factors[j]);
     for (std::size_t i = 0; i < source_count; ++i) {
-      punctured_mod_target_[j * source_count + i] = detail::mod_word(from_.punctured_product(i), p);
+      punctured_mod_target_[j * source_count + i] =
+          p.mul(detail::mod_word(from_.punctured_product(i), p), factor);
     }
-    neg_product_mod_target_[j] = p.negate(detail::mod_word(from_.product(), p));
+    neg_product_mod_target_[j] = p.mul(p.negate(detail::mod_word(from_.product(), p)), factor);
   }
   int widest = 0;
   for (std::size_t i = 0; i < source_count; ++i)
@@ -205,7 +221,7 @@ void BaseConverter::convert_block(const uint64_t* input, uint64_t* const* output
                                   Mode mode, uint64_t* scaled) const {
   const std::size_t source_count = from_.size(), target_count = to_.size();
 
-  if (source_count == 1 && mode == Mode::approximate) {
+  if (source_count == 1 && mode == Mode::approximate && !scaled_) {
     // One source prime (hybrid key switching with one prime per digit, as in
     // SEAL's parameters): Q/q = 1, so the conversion is x mod p_j, a plain
     // vector reduction, or a copy when q < p_j.
@@ -222,9 +238,10 @@ void BaseConverter::convert_block(const uint64_t* input, uint64_t* const* output
     return;
   }
 
-  // y_i = [x_i * (Q/q_i)^-1]_{q_i}, stored with stride `count` per tower.
+  // y_i = [x_i * (Q/q_i)^-1]_{q_i} (times f when scaled), stored with stride
+  // `count` per tower.
   for (std::size_t i = 0; i < source_count; ++i) {
-    math::mul_scalar_mod({input + i * degree + begin, count}, from_.punctured_inverse(i),
+    math::mul_scalar_mod({input + i * degree + begin, count}, source_multipliers_[i],
                          {scaled + i * count, count}, from_[i]);
   }
 

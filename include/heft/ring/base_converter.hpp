@@ -44,6 +44,14 @@
 // such values converts about 4x slower at L = K = 30), so e.g. small
 // non-negative x are best converted with the centered variant.
 //
+// Scaled conversions: a converter may be built with an input factor f and
+// per-target output factors s_j. It then converts [f x]_Q instead of x (the
+// input residues are taken as x_i, and f x mod q_i is what is converted) and
+// multiplies output j by s_j mod p_j. Both are folded into the constants
+// (y_i's multipliers, the weights), so they cost nothing per coefficient:
+// callers that would otherwise scale before and after (BFV's t/Q rounding)
+// save those passes.
+//
 // Cost: one vectorised mul_scalar_mod per input tower, then for each target
 // modulus one lazy weighted sum (math::weighted_sum_mod) of the input towers,
 // on blocks of coefficients that stay in cache. Work is spread
@@ -65,8 +73,17 @@ class RnsPoly;
 
 class BaseConverter {
  public:
-  // Throws InvalidArgument if either base is empty or from has 2^32 or more moduli.
+  // The factors of a scaled converter (see the file comment): input_factor
+  // any 64-bit value, output_factors empty (all 1) or one per target modulus.
+  struct Scaling {
+    uint64_t input_factor = 1;
+    std::vector<uint64_t> output_factors;
+  };
+
+  // Throws InvalidArgument if either base is empty or from has 2^32 or more
+  // moduli, MismatchError if output_factors is neither empty nor one per target.
   BaseConverter(RnsBase from, RnsBase to);
+  BaseConverter(RnsBase from, RnsBase to, const Scaling& scaling);
 
   [[nodiscard]] const RnsBase& from() const noexcept { return from_; }
   [[nodiscard]] const RnsBase& to() const noexcept { return to_; }
@@ -111,6 +128,10 @@ class BaseConverter {
 
   RnsBase from_;
   RnsBase to_;
+  // y_i = x_i * source_multipliers_[i] mod q_i: (Q/q_i)^-1, times the input
+  // factor in a scaled converter.
+  std::vector<uint64_t> source_multipliers_;
+  bool scaled_ = false;
   // punctured_mod_target_[j * L + i] = (Q/q_i) mod p_j: row j is contiguous
   // because the inner loop runs over i for a fixed target.
   std::vector<uint64_t> punctured_mod_target_;

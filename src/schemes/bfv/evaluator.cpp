@@ -26,7 +26,10 @@ namespace heft::bfv {
 struct Evaluator::MultiplyTables {
   std::shared_ptr<const ring::PolyContext> aux;
   std::unique_ptr<ring::BaseConverter> q_to_r, r_to_q;
-  std::vector<uint64_t> inv_q_mod_r;  // Q_l^-1 mod r_j
+  // Converts [t d]_Q into R already multiplied by -Q_l^-1 (t and the factor
+  // folded into its constants), for step 3 of the multiplication.
+  std::unique_ptr<ring::BaseConverter> scaled_q_to_r;
+  std::vector<uint64_t> t_over_q_mod_r;  // t Q_l^-1 mod r_j
 };
 
 namespace {
@@ -81,8 +84,14 @@ const Evaluator::MultiplyTables& Evaluator::multiply_tables(std::size_t level) c
   tables->q_to_r = std::make_unique<ring::BaseConverter>(q_base, r_base);
   tables->r_to_q = std::make_unique<ring::BaseConverter>(r_base, q_base);
   const std::vector<uint64_t> q_mod_r = r_base.decompose(q_base.product());
-  for (std::size_t j = 0; j < r_base.size(); ++j)
-    tables->inv_q_mod_r.push_back(r_base[j].inverse(q_mod_r[j]));
+  ring::BaseConverter::Scaling scaling{t_, {}};
+  for (std::size_t j = 0; j < r_base.size(); ++j) {
+    const math::Modulus& r = r_base[j];
+    const uint64_t inv_q = r.inverse(q_mod_r[j]);
+    scaling.output_factors.push_back(r.negate(inv_q));
+    tables->t_over_q_mod_r.push_back(r.mul(r.reduce(t_), inv_q));
+  }
+  tables->scaled_q_to_r = std::make_unique<ring::BaseConverter>(q_base, r_base, scaling);
   tables_[level] = std::move(tables);
   return *tables_[level];
 }
@@ -247,17 +256,19 @@ Ciphertext Evaluator::scaled_tensor(const Ciphertext& a, const Ciphertext& b,
   std::array<ring::RnsPoly, 3> d_q = tensor(a.parts[0], a.parts[1], b.parts[0], b.parts[1]);
   std::array<ring::RnsPoly, 3> d_r = tensor(a_r[0], a_r[1], b_r[0], b_r[1]);
 
-  // Steps 3 and 4: y = (t d - [t d]_Q) / Q in R, then back to Q_l.
+  // Steps 3 and 4: y = (t d - [t d]_Q) / Q in R, then back to Q_l. The
+  // scaled converter gives -[t d]_Q Q^-1 in R directly, so y is one fused
+  // multiply-add per tower: d (t Q^-1) + that.
   Ciphertext out;
   for (std::size_t k = 0; k < 3; ++k) {
     d_q[k].intt();
     d_r[k].intt();
-    d_q[k].multiply_scalar(t_);
-    d_r[k].multiply_scalar(t_);
     auto remainder = ring::RnsPoly::uninitialized(tables.aux, r_count);
-    tables.q_to_r->convert_exact_centered(d_q[k], remainder);
-    d_r[k] -= remainder;
-    d_r[k].multiply_scalar(tables.inv_q_mod_r);
+    tables.scaled_q_to_r->convert_exact_centered(d_q[k], remainder);
+    parallel_for(0, r_count, [&](std::size_t j) {
+      math::fma_scalar_mod(d_r[k].tower(j), tables.t_over_q_mod_r[j], remainder.tower(j),
+                           d_r[k].tower(j), tables.aux->modulus(j));
+    });
     auto result = ring::RnsPoly::uninitialized(context_->ciphertext_ring(), level + 1);
     tables.r_to_q->convert_exact_centered(d_r[k], result);
     if (k < 2 || last_in_ntt) result.ntt();
