@@ -213,7 +213,12 @@ TEST(KeySwitching, FusedStagesEqualDecomposeThenInnerProduct) {
           ring::RnsPoly lower = c0.clone();
           lower.drop_last_towers(1);
           EXPECT_THROW((void)switch_key_and_add(*context, c1, relin.key, lower, c1), MismatchError);
+          auto more = decompose_and_multiply(*context, c1, relin.key);
+          EXPECT_THROW((void)mod_down(*context, std::move(more[0]), lower), MismatchError);
         }
+        auto again = decompose_and_multiply(*context, c1, relin.key);
+        EXPECT_THROW((void)mod_down(*context, std::move(again[0]), c1_coefficients),
+                     MismatchError);  // the addend must be in NTT form
         const auto direct = apply_galois(*context, c0, c1, galois_key);
         const auto hoisted = apply_galois(*context, c0, decompose(*context, c1), galois_key);
         EXPECT_TRUE(direct[0] == hoisted[0] && direct[1] == hoisted[1]) << "level=" << level;
