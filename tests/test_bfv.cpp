@@ -344,6 +344,8 @@ TEST(Bfv, BadInputIsRefusedAndOperandsUnchanged) {
   // Wrong shapes and exhausted levels.
   const Ciphertext tensor = f.eval.square(a);
   EXPECT_THROW((void)f.eval.multiply(tensor, a), InvalidArgument);
+  EXPECT_THROW((void)f.eval.square(tensor), InvalidArgument);
+  EXPECT_THROW((void)f.eval.square(tensor, f.relin), InvalidArgument);
   EXPECT_THROW((void)f.eval.rotate_rows(tensor, 1, f_keys), InvalidArgument);
   EXPECT_THROW((void)f.eval.relinearize(a, f.relin), InvalidArgument);
   EXPECT_THROW((void)f.eval.mod_switch_to_next(a), InvalidArgument);

@@ -26,6 +26,15 @@ void require_ntt_in_ring(const Context& context, const ring::RnsPoly& c, const c
   if (!c.is_ntt()) throw MismatchError(std::string(operation) + ": polynomial must be in NTT form");
 }
 
+// An addend folded into mod down: NTT form, in this context, `towers` towers.
+void require_addend(const Context& context, const ring::RnsPoly& addend, std::size_t towers,
+                    const char* operation) {
+  require_ntt_in_ring(context, addend, operation);
+  if (addend.tower_count() != towers) {
+    throw MismatchError(std::string(operation) + ": the addend and x are at different levels");
+  }
+}
+
 // c in coefficient form: c itself, or its inverse transform held in `storage`.
 const ring::RnsPoly& coefficient_form_of(const ring::RnsPoly& c,
                                          std::optional<ring::RnsPoly>& storage) {
@@ -287,21 +296,15 @@ ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_sc
 
 ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, const ring::RnsPoly& addend,
                        uint64_t error_scale) {
-  require_ntt_in_ring(context, addend, "mod_down");
-  if (addend.tower_count() != x.q.tower_count()) {
-    throw MismatchError("mod_down: the addend and x are at different levels");
-  }
+  require_addend(context, addend, x.q.tower_count(), "mod_down");
   return mod_down_plus(context, std::move(x), &addend, error_scale);
 }
 
 ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const ring::RnsPoly& addend,
                                uint64_t error_scale) {
-  require_ntt_in_ring(context, addend, "mod_down_to_next");
   const std::size_t n = context.degree();
   const std::size_t q_towers = x.q.tower_count();
-  if (addend.tower_count() != q_towers) {
-    throw MismatchError("mod_down_to_next: the addend and x are at different levels");
-  }
+  require_addend(context, addend, q_towers, "mod_down_to_next");
   if (q_towers < 2) {
     throw InvalidArgument("mod_down_to_next: level 0, no prime left to divide by");
   }
@@ -380,12 +383,8 @@ std::array<ring::RnsPoly, 2> switch_key_and_add(const Context& context, const ri
                                                 const KeySwitchKey& key, const ring::RnsPoly& d0,
                                                 const ring::RnsPoly& d1) {
   require_switching_key(context, key, "switch_key_and_add");
-  for (const ring::RnsPoly* d : {&d0, &d1}) {
-    require_ntt_in_ring(context, *d, "switch_key_and_add");
-    if (d->tower_count() != c.tower_count()) {
-      throw MismatchError("switch_key_and_add: the addends and c are at different levels");
-    }
-  }
+  require_addend(context, d0, c.tower_count(), "switch_key_and_add");
+  require_addend(context, d1, c.tower_count(), "switch_key_and_add");
   auto products = decompose_and_multiply(context, c, key);
   return {mod_down_plus(context, std::move(products[0]), &d0, key.error_scale),
           mod_down_plus(context, std::move(products[1]), &d1, key.error_scale)};

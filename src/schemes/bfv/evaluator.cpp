@@ -219,14 +219,15 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, uint64_t value) const
 }
 
 Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
-  return scaled_tensor(a, b, true);
+  return scaled_tensor(a, b, true, "multiply");
 }
 
-Ciphertext Evaluator::scaled_tensor(const Ciphertext& a, const Ciphertext& b,
-                                    bool last_in_ntt) const {
-  check_same_level(a, b, "multiply");
+Ciphertext Evaluator::scaled_tensor(const Ciphertext& a, const Ciphertext& b, bool last_in_ntt,
+                                    const char* operation) const {
+  check_same_level(a, b, operation);
   if (a.size() != 2 || b.size() != 2) {
-    throw InvalidArgument("multiply: operands must have 2 parts; relinearize first");
+    throw InvalidArgument(std::string(operation) +
+                          ": operands must have 2 parts; relinearize first");
   }
   const std::size_t level = a.level();
   const MultiplyTables& tables = multiply_tables(level);
@@ -278,10 +279,7 @@ Ciphertext Evaluator::scaled_tensor(const Ciphertext& a, const Ciphertext& b,
 }
 
 Ciphertext Evaluator::square(const Ciphertext& a) const {
-  if (!a.empty() && a.size() != 2) {
-    throw InvalidArgument("square: operand must have 2 parts; relinearize first");
-  }
-  return multiply(a, a);
+  return scaled_tensor(a, a, true, "square");
 }
 
 Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key) const {
@@ -306,15 +304,12 @@ Ciphertext Evaluator::relinearize_parts(const Ciphertext& d, const rlwe::RelinKe
 Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
                                const rlwe::RelinKey& key) const {
   check_relin_key(key, "multiply");
-  return relinearize_parts(scaled_tensor(a, b, false), key);
+  return relinearize_parts(scaled_tensor(a, b, false, "multiply"), key);
 }
 
 Ciphertext Evaluator::square(const Ciphertext& a, const rlwe::RelinKey& key) const {
   check_relin_key(key, "square");
-  if (!a.empty() && a.size() != 2) {
-    throw InvalidArgument("square: operand must have 2 parts; relinearize first");
-  }
-  return relinearize_parts(scaled_tensor(a, a, false), key);
+  return relinearize_parts(scaled_tensor(a, a, false, "square"), key);
 }
 
 Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,

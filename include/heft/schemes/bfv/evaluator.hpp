@@ -97,8 +97,9 @@ class Evaluator {
   void check_relin_key(const rlwe::RelinKey& key, const char* operation) const;
   // The tensor product scaled by t/Q (multiply's three parts); the last part
   // stays in coefficient form when last_in_ntt is false, for relinearization
-  // to cut its digits from directly.
-  Ciphertext scaled_tensor(const Ciphertext& a, const Ciphertext& b, bool last_in_ntt) const;
+  // to cut its digits from directly. `operation` names the caller in errors.
+  Ciphertext scaled_tensor(const Ciphertext& a, const Ciphertext& b, bool last_in_ntt,
+                           const char* operation) const;
   // (d0 + e0, d1 + e1) for (e0, e1) = key switch of d2 (either form).
   Ciphertext relinearize_parts(const Ciphertext& d, const rlwe::RelinKey& key) const;
   Ciphertext add_or_sub(const Ciphertext& a, const Ciphertext& b, bool subtract,
