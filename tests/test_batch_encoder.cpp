@@ -96,6 +96,19 @@ TEST(BatchEncoder, SignedValuesAndErrors) {
   EXPECT_THROW((void)encoder.encode_signed(std::vector<int64_t>{static_cast<int64_t>(t)}),
                InvalidArgument);
   EXPECT_THROW((void)encoder.decode({std::vector<uint64_t>(32, 0), t}), MismatchError);
+  // A coefficient not below t (hand-built; decryption never makes one).
+  std::vector<uint64_t> unreduced(64, 0);
+  unreduced[3] = 5 * t;
+  EXPECT_THROW((void)encoder.decode({unreduced, t}), InvalidArgument);
+  EXPECT_THROW((void)decode_coefficients_signed({unreduced, t}), InvalidArgument);
+  // Degrees that are no power of two in [8, 2^17], checked before 2N is
+  // formed (0 and 2^63 used to divide by zero).
+  for (uint64_t degree :
+       {uint64_t{0}, uint64_t{4}, uint64_t{96}, uint64_t{1} << 18, uint64_t{1} << 63}) {
+    EXPECT_THROW(BatchEncoder(degree, 65537), InvalidArgument) << degree;
+    EXPECT_THROW((void)encode_coefficients(std::vector<int64_t>{1}, degree, 65537), InvalidArgument)
+        << degree;
+  }
 }
 
 TEST(CoefficientEncoder, AnyModulusRoundTrip) {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <cstdio>
 #include <numbers>
 #include <random>
@@ -397,6 +398,10 @@ TEST(Ckks, BadInputIsRefused) {
                InvalidArgument);  // no level left
   EXPECT_THROW((void)a.eval.multiply_monomial(ca, 4 * a.context->degree()), InvalidArgument);
   EXPECT_THROW((void)a.eval.add_scalar(ca, cd(std::nan(""), 0)), InvalidArgument);
+  rlwe::RelinKey not_relin{a.keygen.create_switch_key(a.keygen.secret_key().q_part())};
+  not_relin.key.galois_element = 5;  // shaped like a Galois key
+  EXPECT_THROW((void)a.eval.relinearize(a.eval.multiply(ca, ca), not_relin), InvalidArgument);
+  EXPECT_THROW((void)a.eval.add_plain(ca, Plaintext{}), InvalidArgument);  // empty
   const Ciphertext three = a.eval.multiply(ca, ca);
   EXPECT_THROW((void)a.eval.rotate(three, 1, keys), InvalidArgument);  // relinearize first
   // Scale overflow: a 2^40-scale product at level 0 (60 bits) does not fit.
@@ -406,6 +411,46 @@ TEST(Ckks, BadInputIsRefused) {
   rlwe::Parameters no_scale = params;
   no_scale.scale = 0;
   EXPECT_THROW(Evaluator(rlwe::Context::create(no_scale)), InvalidArgument);
+}
+
+// n sparse slots are the 2n-slot vector repeated, so an operation on a
+// 4-slot and an 8-slot operand is one on 8 slots (it used to keep the first
+// operand's 4 and decode a_j + (b_j + b_{j+4}) / 2).
+TEST(Ckks, OperandsOfDifferentSlotCountsCombineAsTheLargerOne) {
+  Fixture f(small_params(2048, 2, 1));
+  std::mt19937_64 rng(11);
+  const Vec x = random_vector(4, rng), y = random_vector(8, rng);
+  const std::size_t level = f.context->max_level();
+  const double scale = f.eval.scale_at(level);
+  const Ciphertext cx = f.encryptor.encrypt(f.encoder.encode(x, scale, level, 4));
+  const Ciphertext cy = f.encryptor.encrypt(f.encoder.encode(y, scale, level, 8));
+  Vec sum(8), product(8);
+  for (std::size_t i = 0; i < 8; ++i) {
+    sum[i] = x[i % 4] + y[i];
+    product[i] = x[i % 4] * y[i];
+  }
+  for (const Ciphertext& got : {f.eval.add(cx, cy), f.eval.add(cy, cx)}) {
+    EXPECT_EQ(got.slots, 8u);
+    expect_close(f.decrypt(got), sum, -19, "add 4 + 8 slots");
+  }
+  Ciphertext in_place = cx.clone();
+  f.eval.add_inplace(in_place, cy);
+  expect_close(f.decrypt(in_place), sum, -19, "add_inplace 4 + 8 slots");
+  const Plaintext py = f.encoder.encode(y, scale, level, 8);
+  expect_close(f.decrypt(f.eval.add_plain(cx, py)), sum, -19, "add_plain 4 + 8 slots");
+  expect_close(f.decrypt(f.eval.multiply_plain(cx, py)), product, -19,
+               "multiply_plain 4 x 8 slots");
+  expect_close(f.decrypt(f.eval.multiply(cx, cy, f.relin)), product, -19, "multiply 4 x 8 slots");
+}
+
+TEST(Ckks, ApplyGaloisByTheIdentityIsACopy) {
+  Fixture f(small_params(2048, 2, 1));
+  std::mt19937_64 rng(12);
+  const Vec x = random_vector(f.slots(), rng);
+  const Ciphertext cx = f.encrypt(x);
+  const rlwe::GaloisKeys keys = f.keygen.create_galois_keys(std::vector<int64_t>{1});
+  const Ciphertext same = f.eval.apply_galois(cx, 1, keys);
+  EXPECT_TRUE(same.parts[0] == cx.parts[0] && same.parts[1] == cx.parts[1]);
 }
 
 TEST(ParameterHelper, PicksSecureParametersThatValidate) {
@@ -446,6 +491,17 @@ TEST(ParameterHelper, PicksSecureParametersThatValidate) {
   bad.scale_bits = 60;
   bad.first_prime_bits = 50;
   EXPECT_THROW((void)suggest_parameters(bad), InvalidArgument);
+  // Sizes that used to overflow an int or wrap 2 * slots: refused up front.
+  for (std::size_t depth : {std::size_t{1} << 32, std::size_t{257}, SIZE_MAX}) {
+    ParameterRequest deep;
+    deep.depth = depth;
+    EXPECT_THROW((void)suggest_parameters(deep), InvalidArgument) << depth;
+  }
+  ParameterRequest wide;
+  wide.slots = std::size_t{1} << 63;
+  EXPECT_THROW((void)suggest_parameters(wide), InvalidArgument);
+  wide.slots = (std::size_t{1} << 16) + 1;
+  EXPECT_THROW((void)suggest_parameters(wide), InvalidArgument);
 }
 
 }  // namespace

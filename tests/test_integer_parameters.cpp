@@ -4,6 +4,8 @@
 // integer oracle) with noise budget left.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include <random>
 #include <vector>
 
@@ -89,6 +91,16 @@ TEST(IntegerParameters, NonBatchingAndExplicitModuliAndErrors) {
   IntegerParameterRequest deep;
   deep.depth = 200;
   EXPECT_THROW((void)suggest_integer_parameters(deep), InvalidArgument);
+  // Depths that used to wrap an int (an empty prime list written out of
+  // bounds, or depth-0 parameters returned): refused up front.
+  for (IntegerScheme scheme : {IntegerScheme::bfv, IntegerScheme::bgv}) {
+    for (std::size_t depth : {std::size_t{1} << 32, std::size_t{0xFFFFFFFF}, SIZE_MAX}) {
+      IntegerParameterRequest huge;
+      huge.scheme = scheme;
+      huge.depth = depth;
+      EXPECT_THROW((void)suggest_integer_parameters(huge), InvalidArgument) << depth;
+    }
+  }
   IntegerParameterRequest bad;
   bad.plain_bits = 1;
   EXPECT_THROW((void)suggest_integer_parameters(bad), InvalidArgument);

@@ -851,6 +851,20 @@ TEST(Serialization, SavingBadObjectsIsRefused) {
   EXPECT_THROW((void)save(*f.context, many_parts), InvalidArgument);
   EXPECT_THROW((void)save(PublicKey()), InvalidArgument);
   EXPECT_THROW((void)load_ciphertext(nullptr, save(*f.context, ct)), MismatchError);
+  // Metadata that load would refuse is refused by save, so whatever saves loads.
+  Ciphertext nan_scale = ct.clone();
+  nan_scale.scale = std::nan("");
+  EXPECT_THROW((void)save(*f.context, nan_scale), InvalidArgument);
+  Ciphertext odd_slots = ct.clone();
+  odd_slots.slots = 3;
+  EXPECT_THROW((void)save(*f.context, odd_slots), InvalidArgument);
+  Plaintext plain = f.encode(Vec(512, cd(1, 0)));
+  plain.scale = -1;
+  EXPECT_THROW((void)save(*f.context, plain), InvalidArgument);
+  EXPECT_THROW((void)save(*f.context, Plaintext{}), InvalidArgument);
+  Parameters nan_parameters = f.context->parameters();
+  nan_parameters.scale = std::nan("");
+  EXPECT_THROW(nan_parameters.validate(), InvalidArgument);
   SaveOptions bad_level = kZstd;
   bad_level.zstd_level = 99;
   EXPECT_THROW((void)save(*f.context, ct, bad_level), InvalidArgument);

@@ -26,11 +26,15 @@ uint64_t shoup52(uint64_t w, uint64_t q) {
 
 }  // namespace
 
-NttTables::NttTables(uint64_t degree, const Modulus& modulus) : degree_(degree), modulus_(modulus) {
+void require_poly_degree(uint64_t degree, const char* what) {
   if (degree < kMinPolyDegree || degree > kMaxPolyDegree || (degree & (degree - 1)) != 0) {
-    throw InvalidArgument("NTT length N = " + std::to_string(degree) +
+    throw InvalidArgument(std::string(what) + ": N = " + std::to_string(degree) +
                           " must be a power of two in [8, 131072]");
   }
+}
+
+NttTables::NttTables(uint64_t degree, const Modulus& modulus) : degree_(degree), modulus_(modulus) {
+  require_poly_degree(degree, "NTT length");
   const uint64_t q = modulus.value();
   if ((q - 1) % (2 * degree) != 0 || !is_prime(q)) {
     throw InvalidArgument("NTT modulus " + std::to_string(q) +

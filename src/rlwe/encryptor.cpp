@@ -9,6 +9,7 @@
 #include "heft/ring/samplers.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
+#include "rlwe/key_checks.hpp"
 #include "rlwe/seeded_masks.hpp"
 
 namespace heft::rlwe {
@@ -41,7 +42,8 @@ ring::RnsPoly gaussian_poly(const Context& context, ring::Prng& prng, std::size_
 }
 
 void check_plaintext(const Context& context, const Plaintext& plain) {
-  if (plain.poly.empty() || plain.poly.context() != context.ciphertext_ring()) {
+  if (plain.poly.empty()) throw InvalidArgument("encrypt: the plaintext is empty");
+  if (plain.poly.context() != context.ciphertext_ring()) {
     throw MismatchError("encrypt: the plaintext belongs to a different context");
   }
 }
@@ -71,7 +73,7 @@ Encryptor::Encryptor(const PublicKey& public_key)
                     public_key.error_scale, public_key.a_seed})),
       error_scale_(public_key.error_scale) {
   if (!context_) throw InvalidArgument("Encryptor: the public key is empty");
-  if (error_scale_ == 0) throw InvalidArgument("Encryptor: the error scale must be >= 1");
+  detail::require_public_key(*context_, public_key, "Encryptor");
 }
 
 Encryptor::Encryptor(const SecretKey& secret_key, uint64_t error_scale)
@@ -79,7 +81,8 @@ Encryptor::Encryptor(const SecretKey& secret_key, uint64_t error_scale)
       secret_key_(std::make_shared<const SecretKey>(secret_key.clone())),
       error_scale_(error_scale) {
   if (!context_) throw InvalidArgument("Encryptor: the secret key is empty");
-  if (error_scale_ == 0) throw InvalidArgument("Encryptor: the error scale must be >= 1");
+  detail::require_secret_key(*context_, secret_key, "Encryptor");
+  detail::require_error_scale(*context_, error_scale_, "Encryptor");
 }
 
 Ciphertext Encryptor::encrypt(const Plaintext& plain) const {
@@ -175,6 +178,7 @@ Ciphertext expand_seeded(const Context& context, const SeededCiphertext& seeded)
 Decryptor::Decryptor(const SecretKey& secret_key)
     : secret_key_(std::make_shared<const SecretKey>(secret_key.clone())) {
   if (!secret_key.context()) throw InvalidArgument("Decryptor: the secret key is empty");
+  detail::require_secret_key(*secret_key.context(), secret_key, "Decryptor");
 }
 
 Plaintext Decryptor::decrypt(const Ciphertext& ct) const {

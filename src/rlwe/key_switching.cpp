@@ -10,6 +10,7 @@
 #include "heft/util/aligned_buffer.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
+#include "rlwe/key_checks.hpp"
 #include "rlwe/residue_shift.hpp"
 
 namespace heft::rlwe {
@@ -42,15 +43,6 @@ const ring::RnsPoly& coefficient_form_of(const ring::RnsPoly& c,
   return storage.emplace(c.coefficient_form());
 }
 
-void require_key(const Context& context, const KeySwitchKey& key, const char* operation) {
-  if (key.context.get() != &context) {
-    throw MismatchError(std::string(operation) + ": key belongs to a different context");
-  }
-  if (key.b.size() != context.digit_count()) {
-    throw MismatchError(std::string(operation) + ": key has the wrong number of digits");
-  }
-}
-
 // A one-prime digit (SEAL-style parameters: residues below q, the digit's
 // prime) raised to the tower of `table` and transformed: the residues are the
 // integers themselves, so raising is a reduction mod p, and not even that
@@ -67,16 +59,18 @@ void raise_one_prime_digit(std::span<const uint64_t> digit, uint64_t q, std::spa
 
 // A key for switch_key and its fused forms: this context's, not a Galois key.
 void require_switching_key(const Context& context, const KeySwitchKey& key, const char* operation) {
-  require_key(context, key, operation);
+  detail::require_switch_key(context, key, operation);
   if (key.galois_element != 1) {
-    throw InvalidArgument(std::string(operation) + ": this is a Galois key; use apply_galois");
+    throw InvalidArgument(std::string(operation) +
+                          ": this is a Galois key (for rotations), not a relinearization or "
+                          "switching key");
   }
 }
 
 // The checks both apply_galois forms make; c1_towers: c1's tower count.
 void require_galois(const Context& context, const ring::RnsPoly& c0, std::size_t c1_towers,
                     const KeySwitchKey& galois_key) {
-  require_key(context, galois_key, "apply_galois");
+  detail::require_switch_key(context, galois_key, "apply_galois");
   require_ntt_in_ring(context, c0, "apply_galois");
   if (galois_key.galois_element == 1) {
     throw InvalidArgument("apply_galois: the key is not a Galois key");
@@ -158,8 +152,8 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c) {
 
 std::array<ExtendedPoly, 2> inner_product(const Context& context, const DecomposedPoly& digits,
                                           const KeySwitchKey& key) {
-  require_key(context, key, "inner_product");
-  if (digits.digits.empty()) throw InvalidArgument("inner_product: nothing was decomposed");
+  detail::require_switch_key(context, key, "inner_product");
+  detail::require_decomposed(context, digits, "inner_product");
   const std::size_t q_towers = digits.level + 1;
   const std::size_t p_towers = context.special_count();
   const auto& q_ring = *context.ciphertext_ring();
@@ -198,7 +192,7 @@ std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const
     throw InvalidArgument("key switching needs special primes: these parameters have none");
   }
   require_in_ring(context, c, "decompose_and_multiply");
-  require_key(context, key, "decompose_and_multiply");
+  detail::require_switch_key(context, key, "decompose_and_multiply");
   if (context.digit_size() != 1) return inner_product(context, decompose(context, c), key);
 
   // One prime per digit: digit j is tower j of c in coefficient form, and its
@@ -291,11 +285,15 @@ ring::RnsPoly mod_down_plus(const Context& context, ExtendedPoly x, const ring::
 }  // namespace
 
 ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_scale) {
+  detail::require_extended(context, x, x.q.tower_count(), "mod_down", "x");
+  detail::require_error_scale(context, error_scale, "mod_down");
   return mod_down_plus(context, std::move(x), nullptr, error_scale);
 }
 
 ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, const ring::RnsPoly& addend,
                        uint64_t error_scale) {
+  detail::require_extended(context, x, x.q.tower_count(), "mod_down", "x");
+  detail::require_error_scale(context, error_scale, "mod_down");
   require_addend(context, addend, x.q.tower_count(), "mod_down");
   return mod_down_plus(context, std::move(x), &addend, error_scale);
 }
@@ -304,6 +302,8 @@ ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const rin
                                uint64_t error_scale) {
   const std::size_t n = context.degree();
   const std::size_t q_towers = x.q.tower_count();
+  detail::require_extended(context, x, q_towers, "mod_down_to_next", "x");
+  detail::require_error_scale(context, error_scale, "mod_down_to_next");
   require_addend(context, addend, q_towers, "mod_down_to_next");
   if (q_towers < 2) {
     throw InvalidArgument("mod_down_to_next: level 0, no prime left to divide by");
@@ -418,6 +418,7 @@ std::array<ring::RnsPoly, 2> galois_from_products(const Context& context, const 
 std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
                                           const DecomposedPoly& c1_digits,
                                           const KeySwitchKey& galois_key) {
+  detail::require_decomposed(context, c1_digits, "apply_galois");
   require_galois(context, c0, c1_digits.level + 1, galois_key);
   return galois_from_products(context, c0, inner_product(context, c1_digits, galois_key),
                               galois_key);

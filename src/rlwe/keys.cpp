@@ -9,6 +9,7 @@
 #include "heft/ring/prng.hpp"
 #include "heft/ring/samplers.hpp"
 #include "heft/util/error.hpp"
+#include "rlwe/key_checks.hpp"
 #include "rlwe/seeded_masks.hpp"
 
 namespace heft::rlwe {
@@ -67,6 +68,16 @@ const KeySwitchKey& GaloisKeys::at(uint64_t galois_element) const {
 }
 
 void GaloisKeys::insert(uint64_t galois_element, KeySwitchKey key) {
+  // Rotations look keys up by element and apply the key's own element, so
+  // the two must agree or a rotation would silently go by another step.
+  if (key.galois_element != galois_element) {
+    throw InvalidArgument("GaloisKeys::insert: the key is for element " +
+                          std::to_string(key.galois_element) + ", not " +
+                          std::to_string(galois_element));
+  }
+  if (key.context != context_) {
+    throw MismatchError("GaloisKeys::insert: the key belongs to a different context");
+  }
   keys_.insert_or_assign(galois_element, std::move(key));
 }
 
@@ -117,7 +128,7 @@ std::vector<int64_t> SecretKey::coefficients() const {
 KeyGenerator::KeyGenerator(std::shared_ptr<const Context> context, uint64_t error_scale)
     : context_(std::move(context)), error_scale_(error_scale) {
   if (!context_) throw InvalidArgument("KeyGenerator needs a context");
-  if (error_scale_ == 0) throw InvalidArgument("KeyGenerator: the error scale must be >= 1");
+  detail::require_error_scale(*context_, error_scale_, "KeyGenerator");
   ring::Prng prng = ring::Prng::from_os_entropy();
   std::vector<int64_t> s(context_->degree());
   const SecretDistribution& distribution = context_->parameters().secret;
@@ -137,7 +148,8 @@ KeyGenerator::KeyGenerator(std::shared_ptr<const Context> context, const SecretK
   if (!context_ || secret_key.context() != context_) {
     throw MismatchError("the secret key belongs to a different context");
   }
-  if (error_scale_ == 0) throw InvalidArgument("KeyGenerator: the error scale must be >= 1");
+  detail::require_secret_key(*context_, secret_key_, "KeyGenerator");
+  detail::require_error_scale(*context_, error_scale_, "KeyGenerator");
 }
 
 void KeyGenerator::scale_error(ExtendedPoly& e) const {
@@ -165,11 +177,12 @@ PublicKey KeyGenerator::create_public_key() const {
   return pk;
 }
 
-KeySwitchKey KeyGenerator::create_switch_key(const ring::RnsPoly& s_prime_q,
-                                             const ring::RnsPoly& s_prime_p) const {
+KeySwitchKey KeyGenerator::create_switch_key(const ring::RnsPoly& s_prime_q) const {
   if (!context_->supports_key_switching()) {
     throw InvalidArgument("key switching needs special primes: these parameters have none");
   }
+  detail::require_ntt_poly(s_prime_q, context_->ciphertext_ring(), context_->level_count(),
+                           "create_switch_key", "s'");
   // Masks from a publishable seed, errors from a private stream (as above).
   const ring::Prng::Seed mask_seed = ring::Prng::os_entropy_seed();
   std::vector<ExtendedPoly> masks = expand_switch_key_masks(*context_, mask_seed, 1);
@@ -194,7 +207,6 @@ KeySwitchKey KeyGenerator::create_switch_key(const ring::RnsPoly& s_prime_q,
       math::fma_scalar_mod(s_prime_q.tower(t), context_->special_product_mod_q()[t], b.q.tower(t),
                            b.q.tower(t), q);
     }
-    (void)s_prime_p;  // s' only enters modulo the ciphertext primes
     b.q.mark_public();
     b.p.mark_public();
     key.b.push_back(std::move(b));
@@ -204,11 +216,7 @@ KeySwitchKey KeyGenerator::create_switch_key(const ring::RnsPoly& s_prime_q,
 }
 
 RelinKey KeyGenerator::create_relin_key() const {
-  const ring::RnsPoly s2_q = secret_key_.q_part() * secret_key_.q_part();
-  const ring::RnsPoly s2_p = context_->supports_key_switching()
-                                 ? secret_key_.p_part() * secret_key_.p_part()
-                                 : ring::RnsPoly();
-  return RelinKey{create_switch_key(s2_q, s2_p)};
+  return RelinKey{create_switch_key(secret_key_.q_part() * secret_key_.q_part())};
 }
 
 GaloisKeys KeyGenerator::create_galois_keys_for_elements(std::span<const uint64_t> elements) const {
@@ -219,7 +227,7 @@ GaloisKeys KeyGenerator::create_galois_keys_for_elements(std::span<const uint64_
     // The key switches from s(X^g) back to s; it is stored permuted by the
     // inverse automorphism so that rotations permute results, not digits.
     const ring::RnsPoly s_g_q = secret_key_.q_part().automorphism(g);
-    KeySwitchKey key = create_switch_key(s_g_q, ring::RnsPoly());
+    KeySwitchKey key = create_switch_key(s_g_q);
     const uint64_t g_inverse = math::Modulus(2 * context_->degree()).inverse(g);
     for (std::vector<ExtendedPoly>* parts : {&key.b, &key.a}) {
       for (ExtendedPoly& part : *parts) {

@@ -2,6 +2,7 @@
 #include "heft/rlwe/parameters.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <set>
@@ -69,6 +70,11 @@ void Parameters::validate() const {
     throw InvalidArgument("dnum = " + std::to_string(dnum) + " key-switching digits for " +
                           std::to_string(levels) + " ciphertext primes: use 1 to " +
                           std::to_string(levels));
+  }
+  // The same rule as loading parameters: saved parameters always load back.
+  if (!std::isfinite(scale) || std::signbit(scale)) {
+    throw InvalidArgument("scale " + std::to_string(scale) +
+                          " must be a finite number >= 0 (0 for BFV/BGV)");
   }
   if (secret.kind == SecretKind::sparse_ternary &&
       (secret.hamming_weight == 0 || secret.hamming_weight > degree)) {

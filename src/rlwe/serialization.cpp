@@ -13,6 +13,7 @@
 
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
+#include "rlwe/key_checks.hpp"
 #include "rlwe/seeded_masks.hpp"
 #include "rlwe/serial_bytes.hpp"
 #include "rlwe/serial_frame.hpp"
@@ -186,15 +187,6 @@ bool switch_key_seed_matches(const Context& context, const KeySwitchKey& key) {
   return true;
 }
 
-void check_switch_key(const Context& context, const KeySwitchKey& key, const char* operation) {
-  if (!key.context || key.context.get() != &context) {
-    throw MismatchError(std::string(operation) + ": the key belongs to a different context");
-  }
-  if (key.a.size() != context.digit_count() || key.b.size() != context.digit_count()) {
-    throw MismatchError(std::string(operation) + ": malformed key-switching key (digit count)");
-  }
-}
-
 // Body: u64 Galois element, u64 error scale, u8 flags, u32 digits, [seed],
 // per digit b.q, b.p and (unless seeded) a.q, a.p.
 constexpr std::size_t kSwitchKeyFlagsAt = 16;
@@ -313,7 +305,7 @@ void write_galois_keys(ByteWriter& out, const GaloisKeys& keys,
   elements.erase(std::unique(elements.begin(), elements.end()), elements.end());
   for (uint64_t g : elements) {
     const KeySwitchKey& key = keys.at(g);  // names a missing element
-    check_switch_key(context, key, "save");
+    detail::require_switch_key(context, key, "save");
     if (key.galois_element != g) {
       throw InvalidArgument("save: the Galois key stored under element " + std::to_string(g) +
                             " is for element " + std::to_string(key.galois_element));
@@ -386,11 +378,32 @@ std::size_t max_ciphertext_payload(const Context& context) {
          kMaxCiphertextParts * poly_record_bytes(*context.ciphertext_ring(), context.level_count());
 }
 
+namespace {
+
+// What is wrong with the scale and slot metadata of a ciphertext or
+// plaintext ("" if nothing): save refuses what load would refuse, so every
+// saved object loads back.
+std::string scale_and_slots_problem(const Context& context, double scale, uint64_t slots) {
+  if (!std::isfinite(scale) || scale <= 0) return "the scale is not a positive finite number";
+  if (slots > context.degree() || (slots != 0 && !std::has_single_bit(slots))) {
+    return "slot count " + std::to_string(slots) + " is not 0 or a power of two up to N";
+  }
+  return "";
+}
+
+void require_saveable_scale_and_slots(const Context& context, double scale, uint64_t slots) {
+  const std::string problem = scale_and_slots_problem(context, scale, slots);
+  if (!problem.empty()) throw InvalidArgument("save: " + problem);
+}
+
+}  // namespace
+
 // Header: u32 parts, u32 towers, u8 flags, f64 scale, u64 slots, [seed]; then
 // the parts (c_1 omitted when seeded).
 void write_ciphertext(ByteWriter& out, const Context& context, const Ciphertext& ct,
                       bool allow_seed) {
   check_ciphertext(context, ct, "save");
+  require_saveable_scale_and_slots(context, ct.scale, ct.slots);
   if (ct.parts.size() > kMaxCiphertextParts) {
     throw InvalidArgument("save: a ciphertext of " + std::to_string(ct.parts.size()) +
                           " parts; the format holds at most " +
@@ -426,15 +439,9 @@ uint32_t read_tower_count(ByteReader& in, const Context& context, const char* wh
   return towers;
 }
 
-// Scale and slot metadata shared by ciphertexts and plaintexts.
 void check_scale_and_slots(const Context& context, double scale, uint64_t slots, const char* what) {
-  if (!std::isfinite(scale) || scale <= 0) {
-    throw FormatError(std::string(what) + ": the scale is not a positive finite number");
-  }
-  if (slots > context.degree() || (slots != 0 && !std::has_single_bit(slots))) {
-    throw FormatError(std::string(what) + ": slot count " + std::to_string(slots) +
-                      " is not 0 or a power of two up to N");
-  }
+  const std::string problem = scale_and_slots_problem(context, scale, slots);
+  if (!problem.empty()) throw FormatError(std::string(what) + ": " + problem);
 }
 
 }  // namespace
@@ -612,7 +619,7 @@ PublicKey load_public_key(const ContextPtr& context, std::span<const uint8_t> by
 
 Bytes save(const KeySwitchKey& key, const SaveOptions& options) {
   if (!key.context) throw InvalidArgument("save: the key-switching key is empty");
-  check_switch_key(*key.context, key, "save");
+  detail::require_switch_key(*key.context, key, "save");
   return save_object(ObjectType::switch_key, *key.context, options, [&](ByteWriter& out) {
     write_switch_key(out, *key.context, key, options.seeded);
   });
@@ -626,7 +633,7 @@ KeySwitchKey load_switch_key(const ContextPtr& context, std::span<const uint8_t>
 
 Bytes save(const RelinKey& key, const SaveOptions& options) {
   if (!key.key.context) throw InvalidArgument("save: the relinearization key is empty");
-  check_switch_key(*key.key.context, key.key, "save");
+  detail::require_switch_key(*key.key.context, key.key, "save");
   if (key.key.galois_element != 1) {
     throw InvalidArgument("save: a relinearization key cannot carry a Galois element");
   }
@@ -689,7 +696,7 @@ Bytes save_key_set(const PublicKey* public_key, const RelinKey* relin_key,
     if (other != context.get()) throw MismatchError("save_key_set: the keys mix contexts");
   }
   if (relin_key) {
-    check_switch_key(*context, relin_key->key, "save_key_set");
+    detail::require_switch_key(*context, relin_key->key, "save_key_set");
     if (relin_key->key.galois_element != 1) {
       throw InvalidArgument("save_key_set: a relinearization key cannot carry a Galois element");
     }
@@ -738,9 +745,11 @@ ContextPtr load_context(std::span<const uint8_t> bytes, const LoadOptions& optio
 
 // Payload: u32 towers, f64 scale, u64 slots, the polynomial.
 Bytes save(const Context& context, const Plaintext& plain, const SaveOptions& options) {
-  if (plain.poly.empty() || plain.poly.context() != context.ciphertext_ring()) {
+  if (plain.poly.empty()) throw InvalidArgument("save: the plaintext is empty");
+  if (plain.poly.context() != context.ciphertext_ring()) {
     throw MismatchError("save: the plaintext belongs to a different context");
   }
+  require_saveable_scale_and_slots(context, plain.scale, plain.slots);
   return save_object(ObjectType::plaintext, context, options, [&](ByteWriter& out) {
     out.u32(static_cast<uint32_t>(plain.poly.tower_count()));
     out.f64(plain.scale);
@@ -777,6 +786,7 @@ Bytes save(const Context& context, const SeededCiphertext& ciphertext, const Sav
     throw MismatchError("save: the ciphertext belongs to a different context");
   }
   if (!ciphertext.c0.is_ntt()) throw MismatchError("save: the ciphertext must be in NTT form");
+  require_saveable_scale_and_slots(context, ciphertext.scale, ciphertext.slots);
   if (!options.seeded) return save(context, expand_seeded(context, ciphertext), options);
   return save_object(ObjectType::ciphertext, context, options, [&](ByteWriter& out) {
     out.u32(2);

@@ -19,6 +19,10 @@ struct NttTableData;
 inline constexpr uint64_t kMinPolyDegree = 8;
 inline constexpr uint64_t kMaxPolyDegree = uint64_t{1} << 17;
 
+// Throws InvalidArgument (naming `what`) unless degree is a power of two in
+// [kMinPolyDegree, kMaxPolyDegree].
+void require_poly_degree(uint64_t degree, const char* what);
+
 class NttTables {
  public:
   // Throws InvalidArgument if N is not a power of two in [8, 2^17], or q is not

@@ -29,10 +29,13 @@ struct SeededCiphertext {
 
 class Encryptor {
  public:
-  // Public-key encryption.
+  // Public-key encryption. MismatchError for a malformed key (parts missing,
+  // at another level or form), InvalidArgument for an error scale other than
+  // 1 or the context's plaintext modulus.
   explicit Encryptor(const PublicKey& public_key);
   // Secret-key encryption (also able to make seeded ciphertexts); errors are
-  // multiplied by error_scale (InvalidArgument if 0).
+  // multiplied by error_scale, which must be 1 or the context's plaintext
+  // modulus t (InvalidArgument otherwise); MismatchError for a malformed key.
   explicit Encryptor(const SecretKey& secret_key, uint64_t error_scale = 1);
 
   [[nodiscard]] uint64_t error_scale() const noexcept { return error_scale_; }

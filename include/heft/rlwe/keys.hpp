@@ -85,6 +85,12 @@ struct RelinKey {
   KeySwitchKey key;
 };
 
+// Checks, before any work, that `key` is a relinearization key of `context`:
+// made under it (MismatchError), with one well-formed pair per digit
+// (MismatchError), and not a Galois key (InvalidArgument). The messages name
+// `operation`, the caller's public operation.
+void check_relin_key(const Context& context, const RelinKey& key, const char* operation);
+
 // Keys for Galois automorphisms X -> X^g, by element g.
 class GaloisKeys {
  public:
@@ -94,6 +100,8 @@ class GaloisKeys {
   [[nodiscard]] bool has(uint64_t galois_element) const { return keys_.count(galois_element) != 0; }
   // Throws InvalidArgument naming the element if absent.
   [[nodiscard]] const KeySwitchKey& at(uint64_t galois_element) const;
+  // Adds (or replaces) the key for `galois_element`. InvalidArgument if the
+  // key is for another element, MismatchError if it is from another context.
   void insert(uint64_t galois_element, KeySwitchKey key);
   [[nodiscard]] std::vector<uint64_t> elements() const;
   [[nodiscard]] std::size_t size() const noexcept { return keys_.size(); }
@@ -108,7 +116,7 @@ class KeyGenerator {
   // Samples a fresh secret key from the context's secret distribution.
   // error_scale multiplies every error of the keys made (see the file
   // comment): 1 for CKKS/BFV, the plaintext modulus t for BGV. Throws
-  // InvalidArgument if it is 0.
+  // InvalidArgument unless it is 1 or the context's plaintext modulus.
   explicit KeyGenerator(std::shared_ptr<const Context> context, uint64_t error_scale = 1);
   // Makes keys for an existing secret key.
   KeyGenerator(std::shared_ptr<const Context> context, const SecretKey& secret_key,
@@ -125,10 +133,10 @@ class KeyGenerator {
                                               bool include_conjugation = false) const;
   [[nodiscard]] GaloisKeys create_galois_keys_for_elements(
       std::span<const uint64_t> elements) const;
-  // The key that switches a ciphertext under s' (given in NTT form over Q and
-  // P) to this secret key.
-  [[nodiscard]] KeySwitchKey create_switch_key(const ring::RnsPoly& s_prime_q,
-                                               const ring::RnsPoly& s_prime_p) const;
+  // The key that switches a ciphertext under s' (given over all of Q in NTT
+  // form: s' enters the key only modulo the ciphertext primes) to this
+  // secret key. MismatchError if s' is not such a polynomial of the context.
+  [[nodiscard]] KeySwitchKey create_switch_key(const ring::RnsPoly& s_prime_q) const;
 
  private:
   // The error e scaled by error_scale_ (untouched when it is 1).

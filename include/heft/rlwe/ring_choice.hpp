@@ -21,6 +21,12 @@
 
 namespace heft::rlwe {
 
+// The deepest circuit the parameter helpers plan for. Every level takes at
+// least 20 bits and the largest modulus any security level allows (3523 bits
+// at N = 2^17) holds fewer than 180 such levels, so deeper requests are
+// refused up front (before any size arithmetic that could overflow).
+inline constexpr std::size_t kMaxHelperDepth = 256;
+
 // Estimated cost of one key switch (in tower-NTT units) for the model above.
 double key_switch_cost(std::size_t levels, std::size_t dnum, uint64_t degree);
 

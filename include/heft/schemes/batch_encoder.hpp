@@ -39,6 +39,8 @@ class BatchEncoder {
   [[nodiscard]] IntegerPlaintext encode(std::span<const uint64_t> values) const;
   // Signed values in (-t/2, t/2], stored as value mod t.
   [[nodiscard]] IntegerPlaintext encode_signed(std::span<const int64_t> values) const;
+  // MismatchError for a plaintext of another degree or modulus,
+  // InvalidArgument if a coefficient is not below t.
   [[nodiscard]] std::vector<uint64_t> decode(const IntegerPlaintext& plain) const;
   // Decoded into (-t/2, t/2].
   [[nodiscard]] std::vector<int64_t> decode_signed(const IntegerPlaintext& plain) const;
@@ -53,7 +55,8 @@ class BatchEncoder {
 
 // The coefficient encoder: m(X) = sum_i values[i] X^i mod t, for any t >= 2
 // (no batching needed). Signed values are stored mod t; decode_signed maps back
-// to (-t/2, t/2].
+// to (-t/2, t/2]. InvalidArgument for N not a power of two in [8, 2^17], t out
+// of range, more than N values, or (decoding) a coefficient not below t.
 IntegerPlaintext encode_coefficients(std::span<const int64_t> values, uint64_t degree,
                                      uint64_t plain_modulus);
 std::vector<int64_t> decode_coefficients_signed(const IntegerPlaintext& plain);

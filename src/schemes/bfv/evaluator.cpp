@@ -111,13 +111,6 @@ void Evaluator::check_same_level(const Ciphertext& a, const Ciphertext& b,
   }
 }
 
-void Evaluator::check_relin_key(const rlwe::RelinKey& key, const char* operation) const {
-  if (key.key.context != context_) {
-    throw MismatchError(std::string(operation) +
-                        ": the relinearization key belongs to a different context");
-  }
-}
-
 Ciphertext Evaluator::add_or_sub(const Ciphertext& a, const Ciphertext& b, bool subtract,
                                  const char* operation) const {
   check_same_level(a, b, operation);
@@ -284,7 +277,7 @@ Ciphertext Evaluator::square(const Ciphertext& a) const {
 
 Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key) const {
   check(a, "relinearize");
-  check_relin_key(key, "relinearize");
+  rlwe::check_relin_key(*context_, key, "relinearize");
   if (a.size() != 3) throw InvalidArgument("relinearize: expects a 3-part ciphertext");
   return relinearize_parts(a, key);
 }
@@ -303,12 +296,12 @@ Ciphertext Evaluator::relinearize_parts(const Ciphertext& d, const rlwe::RelinKe
 // digits' own towers take a forward NTT instead).
 Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
                                const rlwe::RelinKey& key) const {
-  check_relin_key(key, "multiply");
+  rlwe::check_relin_key(*context_, key, "multiply");
   return relinearize_parts(scaled_tensor(a, b, false, "multiply"), key);
 }
 
 Ciphertext Evaluator::square(const Ciphertext& a, const rlwe::RelinKey& key) const {
-  check_relin_key(key, "square");
+  rlwe::check_relin_key(*context_, key, "square");
   return relinearize_parts(scaled_tensor(a, a, false, "square"), key);
 }
 

@@ -196,6 +196,7 @@ Ciphertext Evaluator::square(const Ciphertext& a) const {
 
 Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key) const {
   check(a, "relinearize");
+  rlwe::check_relin_key(*context_, key, "relinearize");
   check_key(key.key, "relinearize");
   if (a.size() != 3) {
     throw InvalidArgument("relinearize: needs a 3-part ciphertext, got " +
@@ -215,10 +216,8 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
                                const rlwe::RelinKey& key) const {
   check(a, "multiply");
   check(b, "multiply");
+  rlwe::check_relin_key(*context_, key, "multiply");
   check_key(key.key, "multiply");
-  if (key.key.galois_element != 1) {
-    throw InvalidArgument("multiply: this is a Galois key, not a relinearization key");
-  }
   if (mode_ == ModSwitchMode::manual) return relinearize(multiply(a, b), key);
   if (a.size() != 2 || b.size() != 2) {
     throw InvalidArgument("multiply: operands must have 2 parts; relinearize first");

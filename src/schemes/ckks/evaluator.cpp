@@ -85,12 +85,20 @@ double Evaluator::scale_at(std::size_t level) const {
   return level_scales_[level];
 }
 
+std::size_t Evaluator::combined_slots(std::size_t a_slots, std::size_t b_slots) const {
+  // n sparse slots are the 2n-slot vector repeated twice, so an operation
+  // on operands of n and 2n slots is one on 2n slots. 0 means all N/2.
+  const std::size_t all = context_->degree() / 2;
+  return std::max(a_slots != 0 ? a_slots : all, b_slots != 0 ? b_slots : all);
+}
+
 void Evaluator::check(const Ciphertext& a, const char* operation) const {
   rlwe::check_ciphertext(*context_, a, operation);
 }
 
 void Evaluator::check_plain(const Plaintext& p, const char* operation) const {
-  if (p.poly.empty() || p.poly.context() != context_->ciphertext_ring()) {
+  if (p.poly.empty()) throw InvalidArgument(std::string(operation) + ": the plaintext is empty");
+  if (p.poly.context() != context_->ciphertext_ring()) {
     throw MismatchError(std::string(operation) + ": the plaintext belongs to a different context");
   }
   if (!p.poly.is_ntt())
@@ -252,6 +260,7 @@ void Evaluator::add_or_sub(Ciphertext& a, const Ciphertext& b_in, bool subtract,
         a.parts[i] += b_in.parts[i];
       }
     }
+    a.slots = combined_slots(a.slots, b_in.slots);
     return;
   }
   Ciphertext b = b_in.clone();
@@ -268,6 +277,7 @@ void Evaluator::add_or_sub(Ciphertext& a, const Ciphertext& b_in, bool subtract,
       result.parts[i] += b.parts[i];
     }
   }
+  result.slots = combined_slots(result.slots, b.slots);
   a = std::move(result);
 }
 
@@ -323,6 +333,7 @@ Ciphertext Evaluator::add_plain(const Ciphertext& a, const Plaintext& p) const {
                         "); encode it at the ciphertext's scale and level");
   }
   out.parts[0] += plain_at(p, out.level() + 1);
+  out.slots = combined_slots(out.slots, p.slots);
   return out;
 }
 
@@ -366,7 +377,7 @@ Ciphertext Evaluator::multiply(const Ciphertext& a_in, const Ciphertext& b_in) c
   check_scale_fits(scale, a.level(), "multiply");
   Ciphertext out;
   out.scale = scale;
-  out.slots = std::max(a.slots, b.slots);
+  out.slots = combined_slots(a.slots, b.slots);
   out.needs_rescale = true;
   ring::RnsPoly c1 = a.parts[0] * b.parts[1];
   c1.add_product(a.parts[1], b.parts[0]);
@@ -398,9 +409,7 @@ Ciphertext Evaluator::square(const Ciphertext& a_in) const {
 
 Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key) const {
   check(a, "relinearize");
-  if (key.key.context != context_) {
-    throw MismatchError("relinearize: the relinearization key belongs to a different context");
-  }
+  rlwe::check_relin_key(*context_, key, "relinearize");
   if (a.size() == 2) return a.clone();
   if (a.size() != 3) throw InvalidArgument("relinearize: expects a 3-part ciphertext");
   auto [d0, d1] = rlwe::switch_key_and_add(*context_, a.parts[2], key.key, a.parts[0], a.parts[1]);
@@ -415,21 +424,13 @@ Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key
 
 Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
                                const rlwe::RelinKey& key) const {
-  if (key.key.context != context_) {
-    throw MismatchError("multiply: the relinearization key belongs to a different context");
-  }
+  rlwe::check_relin_key(*context_, key, "multiply");
   return relinearize(multiply(a, b), key);
 }
 
 Ciphertext Evaluator::relinearize_rescale(const Ciphertext& a, const rlwe::RelinKey& key) const {
   check(a, "relinearize_rescale");
-  if (key.key.context != context_) {
-    throw MismatchError(
-        "relinearize_rescale: the relinearization key belongs to a different context");
-  }
-  if (key.key.galois_element != 1) {
-    throw InvalidArgument("relinearize_rescale: this is a Galois key, not a relinearization key");
-  }
+  rlwe::check_relin_key(*context_, key, "relinearize_rescale");
   if (a.size() == 2) return rescale(a);
   if (a.size() != 3) throw InvalidArgument("relinearize_rescale: expects a 3-part ciphertext");
   const std::size_t level = a.level();
@@ -481,6 +482,7 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& p) co
   for (auto& part : out.parts)
     part *= poly;
   out.scale = scale;
+  out.slots = combined_slots(out.slots, p.slots);
   out.needs_rescale = true;
   return out;
 }
@@ -577,6 +579,7 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
   check(a, "apply_galois");
   check_keys(keys, "apply_galois");
   if (a.size() != 2) throw InvalidArgument("apply_galois: relinearize the ciphertext first");
+  if (galois_element == 1) return a.clone();  // the identity, as in BFV/BGV
   (void)keys.at(galois_element);
   return rotate_single(a, galois_element, keys);
 }

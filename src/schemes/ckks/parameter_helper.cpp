@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "heft/math/ntt_tables.hpp"
 #include "heft/rlwe/ring_choice.hpp"
 #include "heft/util/error.hpp"
 
@@ -19,6 +20,15 @@ rlwe::Parameters suggest_parameters(const ParameterRequest& request) {
     throw InvalidArgument("first prime bits " + std::to_string(request.first_prime_bits) +
                           " must exceed the scale bits (" + std::to_string(request.scale_bits) +
                           ") and be at most 60");
+  }
+  if (request.depth > rlwe::kMaxHelperDepth) {
+    throw InvalidArgument("depth " + std::to_string(request.depth) + " is beyond any ring up to " +
+                          "2^17 (at most " + std::to_string(rlwe::kMaxHelperDepth) +
+                          "); bootstrap to go deeper");
+  }
+  if (request.slots > math::kMaxPolyDegree / 2) {
+    throw InvalidArgument("slots " + std::to_string(request.slots) + ": at most " +
+                          std::to_string(math::kMaxPolyDegree / 2) + " (N = 2^17)");
   }
   const std::size_t levels = request.depth + 1;
   const int special_bits = std::max(request.first_prime_bits, request.scale_bits);

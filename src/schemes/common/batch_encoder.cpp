@@ -4,6 +4,7 @@
 #include <string>
 
 #include "heft/math/kernels.hpp"
+#include "heft/math/ntt_tables.hpp"
 #include "heft/math/primes.hpp"
 #include "heft/util/error.hpp"
 
@@ -11,6 +12,7 @@ namespace heft::schemes {
 namespace {
 
 math::Modulus checked_batching_modulus(uint64_t degree, uint64_t t) {
+  math::require_poly_degree(degree, "BatchEncoder");  // before 2N is formed
   if (t < 3 || t >= (uint64_t{1} << math::kMaxModulusBits) || !math::is_prime(t) ||
       (t - 1) % (2 * degree) != 0) {
     throw InvalidArgument(
@@ -19,6 +21,19 @@ math::Modulus checked_batching_modulus(uint64_t degree, uint64_t t) {
         " (math::generate_batching_prime finds one), or use the coefficient encoder");
   }
   return math::Modulus(t);
+}
+
+// Every coefficient of a plaintext is below its modulus t (decryption's
+// output always is; a hand-built one may not be, and the NTT and the centred
+// lift would turn such values into wrong slots without a word).
+void require_reduced(const IntegerPlaintext& plain, const char* operation) {
+  for (std::size_t i = 0; i < plain.coefficients.size(); ++i) {
+    if (plain.coefficients[i] >= plain.modulus) {
+      throw InvalidArgument(std::string(operation) + ": coefficient " + std::to_string(i) + " = " +
+                            std::to_string(plain.coefficients[i]) +
+                            " is not below the plaintext modulus " + std::to_string(plain.modulus));
+    }
+  }
 }
 
 int64_t centered(uint64_t x, uint64_t t) {
@@ -96,6 +111,7 @@ std::vector<uint64_t> BatchEncoder::decode(const IntegerPlaintext& plain) const 
     throw MismatchError("batch decode: the plaintext is not a degree-" + std::to_string(degree_) +
                         " polynomial mod " + std::to_string(modulus_.value()));
   }
+  require_reduced(plain, "batch decode");
   std::vector<uint64_t> evaluations = plain.coefficients;
   math::ntt_forward(evaluations, tables_);
   std::vector<uint64_t> values(degree_);
@@ -118,6 +134,7 @@ IntegerPlaintext encode_coefficients(std::span<const int64_t> values, uint64_t d
     throw InvalidArgument("plaintext modulus " + std::to_string(plain_modulus) +
                           " must be in [2, 2^61)");
   }
+  math::require_poly_degree(degree, "coefficient encode");
   if (values.size() > degree) {
     throw InvalidArgument("coefficient encode: " + std::to_string(values.size()) +
                           " values for a polynomial of degree " + std::to_string(degree));
@@ -130,6 +147,7 @@ IntegerPlaintext encode_coefficients(std::span<const int64_t> values, uint64_t d
 }
 
 std::vector<int64_t> decode_coefficients_signed(const IntegerPlaintext& plain) {
+  require_reduced(plain, "coefficient decode");
   std::vector<int64_t> out(plain.coefficients.size());
   for (std::size_t i = 0; i < out.size(); ++i)
     out[i] = centered(plain.coefficients[i], plain.modulus);

@@ -51,6 +51,10 @@ std::vector<int> prime_bits(const IntegerParameterRequest& request, uint64_t deg
 }  // namespace
 
 rlwe::Parameters suggest_integer_parameters(const IntegerParameterRequest& request) {
+  if (request.depth > rlwe::kMaxHelperDepth) {
+    throw InvalidArgument("depth " + std::to_string(request.depth) + " is beyond any ring up to " +
+                          "2^17 (at most " + std::to_string(rlwe::kMaxHelperDepth) + ")");
+  }
   if (request.plain_modulus == 0 && (request.plain_bits < 2 || request.plain_bits > 40)) {
     throw InvalidArgument("plain_bits " + std::to_string(request.plain_bits) +
                           " out of range: use 2 to 40 (or give plain_modulus)");

@@ -94,7 +94,6 @@ class Evaluator {
   const MultiplyTables& multiply_tables(std::size_t level) const;
   void check(const Ciphertext& a, const char* operation) const;
   void check_same_level(const Ciphertext& a, const Ciphertext& b, const char* operation) const;
-  void check_relin_key(const rlwe::RelinKey& key, const char* operation) const;
   // The tensor product scaled by t/Q (multiply's three parts); the last part
   // stays in coefficient form when last_in_ntt is false, for relinearization
   // to cut its digits from directly. `operation` names the caller in errors.

@@ -116,6 +116,8 @@ class Evaluator {
  private:
   void check(const Ciphertext& a, const char* operation) const;
   void check_plain(const Plaintext& p, const char* operation) const;
+  // The slot count of a result of two operands with these slot counts.
+  std::size_t combined_slots(std::size_t a_slots, std::size_t b_slots) const;
   void check_keys(const rlwe::GaloisKeys& keys, const char* operation) const;
   // Brings a and b (copies) to a common level and scale, or throws in manual mode.
   void align(Ciphertext& a, Ciphertext& b, const char* operation) const;
