@@ -396,6 +396,18 @@ TEST(BgvEvaluator, LevelsAndCorrectionFactorsAreReconciled) {
     x_times_y[i] = tm.mul(x[i], y[i]);
     expected[i] = tm.sub(x_times_y[i], y[i]);
   }
+  // Automatic mode multiplies operands at different levels in either order
+  // (the higher one is switched down on a copy), with and without the key.
+  const Ciphertext b1 = f.evaluator.mod_switch_to(b, 1);
+  const Ciphertext a_before = a.clone();
+  for (const Ciphertext& product :
+       {f.evaluator.multiply(a, b1, f.relin_key), f.evaluator.multiply(b1, a, f.relin_key),
+        f.evaluator.relinearize(f.evaluator.multiply(a, b1), f.relin_key),
+        f.evaluator.relinearize(f.evaluator.multiply(b1, a), f.relin_key)}) {
+    EXPECT_EQ(product.level(), 0u);
+    EXPECT_EQ(encoder.decode(f.decryptor.decrypt(product)), x_times_y);
+  }
+  EXPECT_TRUE(a.ct.parts[0] == a_before.ct.parts[0] && a.ct.parts[1] == a_before.ct.parts[1]);
   const Ciphertext b0 = manual.mod_switch_to(b, 0);
   EXPECT_NE(prod.correction, b0.correction);
   EXPECT_EQ(encoder.decode(f.decryptor.decrypt(manual.sub(prod, b0))), expected);

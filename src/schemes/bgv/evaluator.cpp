@@ -61,18 +61,35 @@ void Evaluator::mod_switch_inplace(Ciphertext& a) const {
   a.correction = t_.mul(a.correction, t_.reduce(last.value()));
 }
 
-void Evaluator::align(Ciphertext& a, Ciphertext& b, const char* operation) const {
-  if (a.level() != b.level()) {
-    if (mode_ == ModSwitchMode::manual) {
-      throw MismatchError(std::string(operation) + ": operands at levels " +
-                          std::to_string(a.level()) + " and " + std::to_string(b.level()) +
-                          "; mod_switch_to the lower one first (manual mode)");
-    }
-    Ciphertext& high = a.level() > b.level() ? a : b;
-    const std::size_t target = std::min(a.level(), b.level());
-    while (high.level() > target)
-      mod_switch_inplace(high);
+void Evaluator::require_alignable(const Ciphertext& a, const Ciphertext& b,
+                                  const char* operation) const {
+  if (a.level() != b.level() && mode_ == ModSwitchMode::manual) {
+    throw MismatchError(std::string(operation) + ": operands at levels " +
+                        std::to_string(a.level()) + " and " + std::to_string(b.level()) +
+                        "; mod_switch_to the lower one first (manual mode)");
   }
+}
+
+void Evaluator::align(Ciphertext& a, Ciphertext& b, const char* operation) const {
+  require_alignable(a, b, operation);
+  Ciphertext& high = a.level() > b.level() ? a : b;
+  const std::size_t target = std::min(a.level(), b.level());
+  while (high.level() > target)
+    mod_switch_inplace(high);
+}
+
+std::pair<const Ciphertext*, const Ciphertext*> Evaluator::at_common_level(
+    const Ciphertext& a, const Ciphertext& b, std::optional<Ciphertext>& storage,
+    const char* operation) const {
+  if (a.level() == b.level()) return {&a, &b};
+  require_alignable(a, b, operation);
+  const bool a_higher = a.level() > b.level();
+  Ciphertext& switched = storage.emplace((a_higher ? a : b).clone());
+  while (switched.level() > std::min(a.level(), b.level()))
+    mod_switch_inplace(switched);
+  const Ciphertext* low = a_higher ? &b : &a;
+  return a_higher ? std::pair{static_cast<const Ciphertext*>(&switched), low}
+                  : std::pair{low, static_cast<const Ciphertext*>(&switched)};
 }
 
 Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
@@ -183,9 +200,9 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
         "multiply: depth exhausted (operand at level 0, no prime left to switch away); use "
         "larger parameters");
   }
-  Ciphertext x = a.clone(), y = b.clone();
-  align(x, y, "multiply");
-  Ciphertext out{tensor(x.ct, y.ct), t_.mul(x.correction, y.correction)};
+  std::optional<Ciphertext> switched;
+  const auto [x, y] = at_common_level(a, b, switched, "multiply");
+  Ciphertext out{tensor(x->ct, y->ct), t_.mul(x->correction, y->correction)};
   if (mode_ == ModSwitchMode::automatic) mod_switch_inplace(out);
   return out;
 }
@@ -227,21 +244,21 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
         "multiply: depth exhausted (operand at level 0, no prime left to switch away); use "
         "larger parameters");
   }
-  Ciphertext x = a.clone(), y = b.clone();
-  align(x, y, "multiply");
+  std::optional<Ciphertext> switched;
+  const auto [x, y] = at_common_level(a, b, switched, "multiply");
   // Relinearize and switch down in one step (rlwe::switch_key_and_divide,
   // with the key's error scale t), so the key-switching noise is divided too
   // and Q_(l-1) is transformed once: the parts become
   // (c_i P + D_i - delta) / (P q_l) with delta = 0 mod t, that is
   // (c_i + D_i / P) q_l^-1 mod t, as relinearize then mod_switch give.
-  const rlwe::Ciphertext product = tensor(x.ct, y.ct);
+  const rlwe::Ciphertext product = tensor(x->ct, y->ct);
   const math::Modulus& last = context_->ciphertext_ring()->modulus(product.level());
   auto [c0, c1] = rlwe::switch_key_and_divide(*context_, product.parts[2], key.key,
                                               product.parts[0], product.parts[1]);
   Ciphertext out;
   out.ct.parts.push_back(std::move(c0));
   out.ct.parts.push_back(std::move(c1));
-  out.correction = t_.mul(t_.mul(x.correction, y.correction), t_.reduce(last.value()));
+  out.correction = t_.mul(t_.mul(x->correction, y->correction), t_.reduce(last.value()));
   return out;
 }
 

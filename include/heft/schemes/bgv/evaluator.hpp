@@ -24,6 +24,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "heft/rlwe/context.hpp"
 #include "heft/rlwe/keys.hpp"
@@ -82,8 +84,16 @@ class Evaluator {
  private:
   void check(const Ciphertext& a, const char* operation) const;
   void check_key(const rlwe::KeySwitchKey& key, const char* operation) const;
-  // Copies of a and b at one level with one correction factor.
+  // MismatchError in manual mode if a and b are at different levels.
+  void require_alignable(const Ciphertext& a, const Ciphertext& b, const char* operation) const;
+  // Switches the higher of a and b down to the other's level (automatic mode).
   void align(Ciphertext& a, Ciphertext& b, const char* operation) const;
+  // a and b at one level without copying them when they already agree: the
+  // pair points at a and b, or at the higher one's switched copy held in
+  // `storage` (automatic mode; manual mode throws as align does).
+  std::pair<const Ciphertext*, const Ciphertext*> at_common_level(
+      const Ciphertext& a, const Ciphertext& b, std::optional<Ciphertext>& storage,
+      const char* operation) const;
   void mod_switch_inplace(Ciphertext& a) const;
   void multiply_by_constant(Ciphertext& a, uint64_t value) const;
   [[nodiscard]] Ciphertext apply_galois(const Ciphertext& a, uint64_t galois_element,
