@@ -4,6 +4,7 @@
 // ISA level against scalar through the public dispatcher, and bad input.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -144,6 +145,10 @@ TEST(Primes, GeneratedPrimesAreNttFriendlyDistinctAndSized) {
 }
 
 TEST(Primes, RejectsBadRequests) {
+  // Counts and orders that used to scan for hours are refused at once.
+  EXPECT_THROW((void)generate_ntt_primes(61, 1 << 17, std::size_t{1} << 40), InvalidArgument);
+  EXPECT_THROW((void)minimal_primitive_root_of_unity(uint64_t{1} << 40, Modulus((1ull << 60) + 1)),
+               InvalidArgument);
   EXPECT_THROW(generate_ntt_primes(50, 1000, 1), InvalidArgument);     // not a power of two
   EXPECT_THROW(generate_ntt_primes(62, 1024, 1), InvalidArgument);     // too wide
   EXPECT_THROW(generate_ntt_primes(12, 1024, 1), InvalidArgument);     // too narrow for 2N
@@ -448,7 +453,12 @@ TEST(Eltwise, WeightedSumRefusesBadInput) {
   EXPECT_THROW(weighted_sum_mod(rows, 4, weights, out, 40), MismatchError);  // stride < length
   EXPECT_THROW(weighted_sum_mod(std::span(rows).first(15), 8, weights, out, 40), MismatchError);
   EXPECT_THROW(weighted_sum_mod(rows, 8, weights, std::span(rows).subspan(8), 40), InvalidArgument);
+  // A stride so large that (terms - 1) * stride + length wraps to 4 used to pass.
+  EXPECT_THROW(weighted_sum_mod(rows, SIZE_MAX - 3, weights, out, 40), MismatchError);
   EXPECT_EQ(out, std::vector<uint64_t>(8, 5));
+  const FixedWeights one({3}, q);  // one term: any stride, one row read
+  weighted_sum_mod(std::span(rows).first(8), SIZE_MAX, one, out, 40);
+  EXPECT_EQ(out, std::vector<uint64_t>(8, 3));
 }
 
 TEST(Ntt, OutOfPlaceTransformsEqualInPlaceAtEveryLevel) {
@@ -544,6 +554,37 @@ TEST(Dispatch, MismatchedSizesThrowAndLeaveOutputsAlone) {
   EXPECT_THROW(mul_mod(a, a, b, q), MismatchError);
   EXPECT_THROW(mul_scalar_mod(a, q.value(), out, q), InvalidArgument);  // scalar not reduced
   EXPECT_EQ(out, std::vector<uint64_t>(4, 7));
+}
+
+// Inputs that used to hang, divide by zero, run undefined shifts or give
+// level-dependent results are refused with a typed error, outputs untouched.
+TEST(Dispatch, EmptyModuliPartialOverlapAndMovedTablesAreRefused) {
+  const Modulus q = generate_ntt_primes(40, 16, 1)[0];
+  std::vector<uint64_t> a(8, 1), b(8, 2), out(8, 7);
+  EXPECT_TRUE(Modulus().empty());
+  EXPECT_THROW(add_mod(a, b, out, Modulus()), InvalidArgument);
+  EXPECT_THROW(mul_mod(a, b, out, Modulus()), InvalidArgument);
+  EXPECT_THROW(reduce_any(a, out, Modulus()), InvalidArgument);
+  EXPECT_THROW((void)Modulus().inverse(3), InvalidArgument);
+  EXPECT_EQ(out, std::vector<uint64_t>(8, 7));
+  // An output that overlaps an input without being it (in place is fine).
+  std::vector<uint64_t> buffer(9, 1);
+  const std::vector<uint64_t> buffer_before = buffer;
+  const auto first8 = std::span(buffer).first(8), last8 = std::span(buffer).subspan(1);
+  EXPECT_THROW(add_mod(first8, std::span(b), last8, q), InvalidArgument);
+  EXPECT_THROW(fma_mod(std::span(a), std::span(b), first8, last8, q), InvalidArgument);
+  EXPECT_THROW(negate_mod(first8, last8, q), InvalidArgument);
+  EXPECT_EQ(buffer, buffer_before);
+  add_mod(first8, std::span(b), first8, q);  // exactly in place
+  EXPECT_EQ(buffer[0], 3u);
+  // Moved-from tables.
+  NttTables tables(16, q);
+  const NttTables moved(std::move(tables));
+  std::vector<uint64_t> poly(16, 1);
+  EXPECT_THROW(ntt_forward(poly, tables), InvalidArgument);
+  EXPECT_THROW(ntt_inverse(poly, tables), InvalidArgument);
+  EXPECT_EQ(poly, std::vector<uint64_t>(16, 1));
+  EXPECT_NO_THROW(ntt_forward(poly, moved));
 }
 
 }  // namespace

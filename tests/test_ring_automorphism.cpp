@@ -143,6 +143,14 @@ TEST(Automorphism, InvalidGaloisElementsAndOutputsAreRejected) {
   EXPECT_THROW((void)a.automorphism(2), InvalidArgument);
   EXPECT_THROW((void)a.automorphism(33), InvalidArgument);
   EXPECT_THROW((void)context->ntt_automorphism_map(0), InvalidArgument);
+  EXPECT_THROW((void)context->ntt_tables(2), InvalidArgument);
+  EXPECT_THROW((void)context->modulus(2), InvalidArgument);
+  // The public map builder checks N and g itself (it used to return a map
+  // that is no permutation, or shift by ctz(0)).
+  EXPECT_THROW((void)make_ntt_automorphism_map(12, 3), InvalidArgument);
+  EXPECT_THROW((void)make_ntt_automorphism_map(0, 1), InvalidArgument);
+  EXPECT_THROW((void)make_ntt_automorphism_map(16, 4), InvalidArgument);
+  EXPECT_THROW((void)make_ntt_automorphism_map(16, 33), InvalidArgument);
   RnsPoly wrong_towers(context, 1);
   EXPECT_THROW(a.automorphism(3, wrong_towers), MismatchError);
   EXPECT_THROW(a.automorphism(3, a), InvalidArgument);

@@ -271,6 +271,19 @@ TEST(BaseConverter, RejectsBadSpansWithoutWriting) {
   EXPECT_THROW(converter.convert_exact(std::span(input).first(15), output, 8), MismatchError);
   EXPECT_THROW(converter.convert_exact(input, std::span(output).first(7), 8), MismatchError);
   EXPECT_THROW(converter.convert_approximate(input, output, 0), InvalidArgument);
+  // A degree for which towers * degree wraps to the span sizes used to pass
+  // the size checks and overrun both spans.
+  const std::vector<uint64_t> two_targets = {193, 257};
+  const BaseConverter wide(RnsBase::from_values(from_values), RnsBase::from_values(two_targets));
+  std::vector<uint64_t> output8(8, 7);
+  EXPECT_THROW(wide.convert_exact(std::span(input).first(8), output8, (std::size_t{1} << 63) + 4),
+               MismatchError);
+  EXPECT_EQ(output8, std::vector<uint64_t>(8, 7));
+  // Output towers that overlap each other.
+  std::vector<uint64_t> towers_storage(12, 7);
+  uint64_t* const overlapping[] = {towers_storage.data(), towers_storage.data() + 4};
+  EXPECT_THROW(wide.convert_approximate(input, overlapping, 8), InvalidArgument);
+  EXPECT_EQ(towers_storage, std::vector<uint64_t>(12, 7));
   EXPECT_EQ(output, untouched);
   std::vector<uint64_t> shared(3 * 8, 1);
   EXPECT_THROW(

@@ -88,6 +88,17 @@ TEST(RnsBase, ComposeRejectsBadInput) {
   EXPECT_THROW((void)base.compose(too_few), MismatchError);
   const std::vector<uint64_t> unreduced = {97, 3};
   EXPECT_THROW((void)base.compose(unreduced), InvalidArgument);
+  // An empty base (compose used to loop forever), indices past the end, and
+  // a default-constructed modulus (whose arithmetic divides by zero).
+  EXPECT_THROW((void)RnsBase().compose({}), InvalidArgument);
+  EXPECT_THROW((void)RnsBase().decompose(values), InvalidArgument);
+  EXPECT_THROW((void)base[2], InvalidArgument);
+  EXPECT_THROW((void)base.punctured_product(2), InvalidArgument);
+  EXPECT_THROW((void)base.punctured_inverse(5), InvalidArgument);
+  EXPECT_THROW((void)base.punctured_inverse_shoup(2), InvalidArgument);
+  EXPECT_THROW(RnsBase(std::vector<math::Modulus>(1)), InvalidArgument);
+  EXPECT_THROW(RnsBase(std::vector<math::Modulus>{math::Modulus(97), math::Modulus()}),
+               InvalidArgument);
 }
 
 TEST(RnsBase, DropLastAndConcat) {

@@ -135,6 +135,22 @@ TEST(AlignedBuffer, AlignedZeroedMovableAndClonable) {
     EXPECT_EQ(x, 0u);
 }
 
+TEST(AlignedBuffer, SizesThatOverflowAreRefused) {
+  // 2^61 words is 2^64 bytes: the byte count wrapped to 0 and "allocated" it.
+  EXPECT_THROW(AlignedBuffer<uint64_t>(std::size_t{1} << 61), InvalidArgument);
+  EXPECT_THROW(AlignedBuffer<uint64_t>(SIZE_MAX, AlignedBuffer<uint64_t>::Uninitialized{}),
+               InvalidArgument);
+}
+
+TEST(ParallelFor, AbsurdThreadCountsAreRefusedAndThePoolStillWorks) {
+  const std::size_t before = num_threads();
+  EXPECT_THROW(set_num_threads(std::size_t{1} << 20), InvalidArgument);
+  EXPECT_EQ(num_threads(), before);
+  std::atomic<long> sum{0};
+  parallel_for(0, 1000, [&](std::size_t i) { sum += static_cast<long>(i); });
+  EXPECT_EQ(sum.load(), 999L * 1000 / 2);
+}
+
 TEST(CpuFeatures, ConsistentImplications) {
   const CpuFeatures& f = cpu_features();
   if (f.avx2) EXPECT_TRUE(f.avx);

@@ -37,6 +37,7 @@ uint64_t Modulus::pow(uint64_t a, uint64_t e) const noexcept {
 }
 
 uint64_t Modulus::inverse(uint64_t a) const {
+  if (empty()) throw InvalidArgument("inverse: the modulus is empty (default-constructed)");
   // Extended Euclid on signed 128-bit values (q < 2^61, so no overflow).
   __int128 r0 = value_, r1 = reduce(a);
   __int128 t0 = 0, t1 = 1;

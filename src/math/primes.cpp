@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "heft/math/ntt_tables.hpp"
+
 namespace heft::math {
 namespace {
 
@@ -74,6 +76,12 @@ std::vector<Modulus> generate_ntt_primes(int bit_size, uint64_t degree, std::siz
                           std::to_string(log_two_n + 2) + " to " + std::to_string(kMaxModulusBits) +
                           " bits");
   }
+  // A documented cap (far above any parameter set's prime count) so that an
+  // absurd request is refused at once instead of scanning for hours.
+  if (count > kMaxGeneratedPrimes) {
+    throw InvalidArgument("generate_ntt_primes: " + std::to_string(count) +
+                          " primes requested; at most " + std::to_string(kMaxGeneratedPrimes));
+  }
   std::vector<Modulus> primes;
   const uint64_t upper = uint64_t{1} << bit_size;
   const uint64_t lower = uint64_t{1} << (bit_size - 1);
@@ -116,6 +124,11 @@ uint64_t primitive_root_of_unity(uint64_t order, const Modulus& q) {
 }
 
 uint64_t minimal_primitive_root_of_unity(uint64_t order, const Modulus& q) {
+  // The walk below takes order / 2 steps: orders beyond the NTTs' 2N are refused.
+  if (order > 2 * kMaxPolyDegree) {
+    throw InvalidArgument("minimal_primitive_root_of_unity: order " + std::to_string(order) +
+                          " is above 2^18");
+  }
   const uint64_t root = primitive_root_of_unity(order, q);
   // All primitive roots are root^k for odd k; walk them via root^2 steps.
   const uint64_t step = q.mul(root, root);

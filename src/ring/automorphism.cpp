@@ -2,11 +2,22 @@
 // heft/ring/automorphism.hpp).
 #include "heft/ring/automorphism.hpp"
 
+#include <string>
+
 #include "heft/math/ntt_tables.hpp"
+#include "heft/util/error.hpp"
 
 namespace heft::ring {
 
 std::vector<uint32_t> make_ntt_automorphism_map(uint64_t degree, uint64_t galois_element) {
+  // O(1) checks: a bad degree or an even element would give a map that is
+  // not a permutation (or undefined shifts for N = 0).
+  math::require_poly_degree(degree, "make_ntt_automorphism_map");
+  if (galois_element % 2 == 0 || galois_element >= 2 * degree) {
+    throw InvalidArgument("make_ntt_automorphism_map: Galois element " +
+                          std::to_string(galois_element) +
+                          " must be odd and below 2N = " + std::to_string(2 * degree));
+  }
   const int log_degree = __builtin_ctzll(degree);
   const uint64_t mask = 2 * degree - 1;  // reduction mod 2N
   std::vector<uint32_t> map(degree);

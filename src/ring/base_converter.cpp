@@ -157,7 +157,8 @@ void BaseConverter::convert(std::span<const uint64_t> input, std::span<uint64_t>
                             std::size_t degree, Mode mode) const {
   const std::size_t target_count = to_.size();
   if (degree == 0) throw InvalidArgument("BaseConverter: degree must be positive");
-  if (output.size() != target_count * degree) {
+  // Compared by division: target_count * degree could wrap and pass.
+  if (output.size() % degree != 0 || output.size() / degree != target_count) {
     throw MismatchError("BaseConverter: output has " + std::to_string(output.size()) +
                         " words but the target base needs " + std::to_string(target_count) +
                         " towers of " + std::to_string(degree));
@@ -179,7 +180,7 @@ void BaseConverter::convert_towers(std::span<const uint64_t> input,
                                    Mode mode) const {
   const std::size_t source_count = from_.size(), target_count = to_.size();
   if (degree == 0) throw InvalidArgument("BaseConverter: degree must be positive");
-  if (input.size() != source_count * degree) {
+  if (input.size() % degree != 0 || input.size() / degree != source_count) {
     throw MismatchError("BaseConverter: input has " + std::to_string(input.size()) +
                         " words but the source base needs " + std::to_string(source_count) +
                         " towers of " + std::to_string(degree));
@@ -192,6 +193,14 @@ void BaseConverter::convert_towers(std::span<const uint64_t> input,
     if (tower == nullptr) throw InvalidArgument("BaseConverter: an output tower is null");
     if (spans_overlap(input.data(), input.size(), tower, degree)) {
       throw InvalidArgument("BaseConverter: input and output must not overlap");
+    }
+  }
+  for (std::size_t i = 0; i < target_count; ++i) {
+    for (std::size_t j = i + 1; j < target_count; ++j) {
+      if (spans_overlap(output_towers[i], degree, output_towers[j], degree)) {
+        throw InvalidArgument("BaseConverter: output towers " + std::to_string(i) + " and " +
+                              std::to_string(j) + " overlap");
+      }
     }
   }
 

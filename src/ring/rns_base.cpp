@@ -13,6 +13,12 @@ RnsBase::RnsBase(std::vector<math::Modulus> moduli) : moduli_(std::move(moduli))
   const std::size_t count = moduli_.size();
   if (count == 0) throw InvalidArgument("RnsBase needs at least one modulus");
   for (std::size_t i = 0; i < count; ++i) {
+    if (moduli_[i].empty()) {
+      throw InvalidArgument("RnsBase: modulus " + std::to_string(i) +
+                            " is empty (default-constructed)");
+    }
+  }
+  for (std::size_t i = 0; i < count; ++i) {
     for (std::size_t j = i + 1; j < count; ++j) {
       const uint64_t a = moduli_[i].value(), b = moduli_[j].value();
       if (a == b) {
@@ -55,7 +61,15 @@ RnsBase RnsBase::from_values(std::span<const uint64_t> values) {
   return RnsBase(std::move(moduli));
 }
 
+void RnsBase::check_index(std::size_t i) const {
+  if (i >= moduli_.size()) {
+    throw InvalidArgument("RnsBase: index " + std::to_string(i) + " out of range for a base of " +
+                          std::to_string(moduli_.size()) + " moduli");
+  }
+}
+
 std::vector<uint64_t> RnsBase::compose(std::span<const uint64_t> residues) const {
+  if (empty()) throw InvalidArgument("RnsBase::compose: the base is empty");
   if (residues.size() != size()) {
     throw MismatchError("RnsBase::compose: got " + std::to_string(residues.size()) +
                         " residues for a base of " + std::to_string(size()) + " moduli");
@@ -82,6 +96,7 @@ std::vector<uint64_t> RnsBase::compose(std::span<const uint64_t> residues) const
 }
 
 std::vector<uint64_t> RnsBase::decompose(std::span<const uint64_t> value) const {
+  if (empty()) throw InvalidArgument("RnsBase::decompose: the base is empty");
   std::vector<uint64_t> residues(size());
   for (std::size_t i = 0; i < size(); ++i)
     residues[i] = detail::mod_word(value, moduli_[i]);

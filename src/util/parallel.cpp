@@ -15,6 +15,7 @@
 #include <exception>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -24,13 +25,17 @@
 namespace heft {
 namespace {
 
+// More threads than any machine heft runs on has cores; a larger request is
+// refused rather than attempted (thread creation would fail part-way).
+constexpr std::size_t kMaxThreads = 4096;
+
 thread_local bool t_in_parallel_region = false;
 
 std::size_t default_thread_count() {
   if (const char* env = std::getenv("HEFT_NUM_THREADS"); env != nullptr && *env != '\0') {
     char* end = nullptr;
     const unsigned long long value = std::strtoull(env, &end, 10);
-    if (end != nullptr && *end == '\0' && value > 0 && value <= 4096) return value;
+    if (end != nullptr && *end == '\0' && value > 0 && value <= kMaxThreads) return value;
     throw InvalidArgument(std::string("HEFT_NUM_THREADS='") + env +
                           "' is not a thread count: use a positive integer");
   }
@@ -52,8 +57,16 @@ class ThreadPool {
     stopping_ = false;
     // New workers start from the current generation so they never mistake the
     // previous job for a fresh one.
-    for (std::size_t i = 1; i < thread_count_; ++i) {
-      workers_.emplace_back([this, i, start = generation_] { work(i, start); });
+    try {
+      for (std::size_t i = 1; i < thread_count_; ++i) {
+        workers_.emplace_back([this, i, start = generation_] { work(i, start); });
+      }
+    } catch (const std::system_error& e) {
+      // Keep the count the workers that exist can serve, so later jobs
+      // never wait for chunks no thread will run.
+      thread_count_ = workers_.size() + 1;
+      throw Error(std::string("set_num_threads: could not start a thread (") + e.what() +
+                  "); running with " + std::to_string(thread_count_.load()) + " threads");
     }
   }
 
@@ -165,6 +178,10 @@ std::size_t num_threads() {
 void set_num_threads(std::size_t count) {
   if (t_in_parallel_region)
     throw InvalidArgument("set_num_threads cannot be called from inside a parallel_for body");
+  if (count > kMaxThreads) {
+    throw InvalidArgument("set_num_threads: " + std::to_string(count) + " threads; at most " +
+                          std::to_string(kMaxThreads));
+  }
   pool().resize(count == 0 ? std::max(1u, std::thread::hardware_concurrency()) : count);
 }
 

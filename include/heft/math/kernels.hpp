@@ -7,9 +7,14 @@
 // CPU lacks: that throws UnsupportedError). The ifma level handles moduli
 // below 2^50; calls with larger moduli transparently use the avx512 kernels.
 //
-// Every function validates its arguments (equal lengths, values of a table
-// that matches) and throws MismatchError / InvalidArgument; results are the
-// same, bit for bit, at every level. Output spans may alias an input exactly.
+// Every function validates its arguments' shapes (equal lengths, tables of
+// the right size, a constructed modulus, scalars below q, outputs that are
+// an input exactly or overlap none) and throws MismatchError /
+// InvalidArgument; results are the same, bit for bit, at every level. Input
+// VALUES are not checked, since that would cost a pass per call: keeping them
+// in each function's documented range ([0, q), or the lazy bounds stated
+// below) is the caller's contract, and values outside it give unspecified
+// (but memory-safe) results.
 #pragma once
 
 #include <cstdint>

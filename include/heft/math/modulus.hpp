@@ -16,10 +16,14 @@ inline constexpr int kMaxModulusBits = 61;  // q < 2^61 keeps 4q below 2^63 for 
 
 class Modulus {
  public:
+  // An empty placeholder (value 0), for containers. Its arithmetic below is
+  // not defined (the hot paths do not check); every heft entry point that
+  // takes a Modulus refuses an empty one with InvalidArgument.
   Modulus() = default;
   // Throws InvalidArgument unless 2 <= q < 2^61.
   explicit Modulus(uint64_t q);
 
+  [[nodiscard]] bool empty() const noexcept { return value_ == 0; }
   [[nodiscard]] uint64_t value() const noexcept { return value_; }
   [[nodiscard]] int bit_count() const noexcept { return bit_count_; }
   // floor(2^128 / q) as (high, low) words, and floor(2^64 / q).
@@ -72,7 +76,7 @@ class Modulus {
   // a^e mod q.
   [[nodiscard]] uint64_t pow(uint64_t a, uint64_t e) const noexcept;
 
-  // a^-1 mod q; throws InvalidArgument if gcd(a, q) != 1.
+  // a^-1 mod q; throws InvalidArgument if gcd(a, q) != 1 or q is empty.
   [[nodiscard]] uint64_t inverse(uint64_t a) const;
 
   // Shoup constant floor(w * 2^64 / q) for a fixed w in [0, q).

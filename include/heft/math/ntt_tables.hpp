@@ -34,6 +34,8 @@ class NttTables {
   NttTables(const NttTables&) = delete;
   NttTables& operator=(const NttTables&) = delete;
 
+  // True for a moved-from object, which the transforms refuse.
+  [[nodiscard]] bool empty() const noexcept { return data_ == nullptr; }
   [[nodiscard]] uint64_t degree() const noexcept { return degree_; }
   [[nodiscard]] int log_degree() const noexcept { return log_degree_; }
   [[nodiscard]] const Modulus& modulus() const noexcept { return modulus_; }

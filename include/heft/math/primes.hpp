@@ -1,6 +1,7 @@
 // Prime generation and roots of unity for NTT-friendly moduli.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -11,10 +12,15 @@ namespace heft::math {
 // Deterministic Miller-Rabin, exact for every 64-bit n.
 bool is_prime(uint64_t n) noexcept;
 
+// The most primes one generate_ntt_primes call makes (parameter sets use
+// tens; a QP of 2^17 bits would need about 2200 primes of 60 bits).
+inline constexpr std::size_t kMaxGeneratedPrimes = std::size_t{1} << 16;
+
 // `count` distinct primes q = 1 (mod 2N) with exactly `bit_size` bits
 // (2^(bit_size-1) < q < 2^bit_size), largest first, skipping any value in
 // `exclude`. Throws InvalidArgument if N is not a power of two, bit_size is
-// outside [2 + log2(2N), 61], or not enough such primes exist.
+// outside [2 + log2(2N), 61], count exceeds kMaxGeneratedPrimes, or not
+// enough such primes exist.
 std::vector<Modulus> generate_ntt_primes(int bit_size, uint64_t degree, std::size_t count,
                                          const std::vector<uint64_t>& exclude = {});
 
@@ -27,7 +33,8 @@ Modulus generate_batching_prime(int bit_size, uint64_t degree);
 uint64_t primitive_root_of_unity(uint64_t order, const Modulus& q);
 
 // Smallest of all primitive `order`-th roots (a canonical choice, so that the
-// same q and N always give the same NTT).
+// same q and N always give the same NTT); order at most 2^18 (2N for the
+// largest N), InvalidArgument otherwise.
 uint64_t minimal_primitive_root_of_unity(uint64_t order, const Modulus& q);
 
 }  // namespace heft::math

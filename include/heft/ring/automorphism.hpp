@@ -17,8 +17,9 @@
 
 namespace heft::ring {
 
-// map[k] for the NTT-form automorphism X -> X^g at degree N (a power of two,
-// g odd in [1, 2N); not validated here: PolyContext validates and caches).
+// map[k] for the NTT-form automorphism X -> X^g at degree N (a power of two
+// in [8, 2^17], g odd in [1, 2N); InvalidArgument otherwise). PolyContext
+// caches the maps it uses.
 std::vector<uint32_t> make_ntt_automorphism_map(uint64_t degree, uint64_t galois_element);
 
 }  // namespace heft::ring

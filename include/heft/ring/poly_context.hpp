@@ -37,8 +37,10 @@ class PolyContext {
   [[nodiscard]] int log_degree() const noexcept { return log_degree_; }
   [[nodiscard]] const RnsBase& base() const noexcept { return base_; }
   [[nodiscard]] std::size_t tower_count() const noexcept { return base_.size(); }
+  // Both throw InvalidArgument if tower >= tower_count() (RnsBase checks).
   [[nodiscard]] const math::Modulus& modulus(std::size_t tower) const { return base_[tower]; }
   [[nodiscard]] const math::NttTables& ntt_tables(std::size_t tower) const {
+    (void)base_[tower];
     return ntt_tables_[tower];
   }
 

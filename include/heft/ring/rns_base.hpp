@@ -30,24 +30,33 @@ class RnsBase {
 
   [[nodiscard]] std::size_t size() const noexcept { return moduli_.size(); }
   [[nodiscard]] bool empty() const noexcept { return moduli_.empty(); }
-  [[nodiscard]] const math::Modulus& operator[](std::size_t i) const { return moduli_[i]; }
+  // The accessors taking an index throw InvalidArgument if i >= size().
+  [[nodiscard]] const math::Modulus& operator[](std::size_t i) const {
+    check_index(i);
+    return moduli_[i];
+  }
   [[nodiscard]] std::span<const math::Modulus> moduli() const noexcept { return moduli_; }
 
   // Q as a multi-word integer with no high zero words.
   [[nodiscard]] std::span<const uint64_t> product() const noexcept { return product_; }
   // Q / q_i as a multi-word integer.
   [[nodiscard]] std::span<const uint64_t> punctured_product(std::size_t i) const {
+    check_index(i);
     return punctured_products_[i];
   }
   // (Q / q_i)^-1 mod q_i and its Shoup constant for q_i.
-  [[nodiscard]] uint64_t punctured_inverse(std::size_t i) const { return punctured_inverses_[i]; }
+  [[nodiscard]] uint64_t punctured_inverse(std::size_t i) const {
+    check_index(i);
+    return punctured_inverses_[i];
+  }
   [[nodiscard]] uint64_t punctured_inverse_shoup(std::size_t i) const {
+    check_index(i);
     return punctured_inverse_shoups_[i];
   }
 
   // The x in [0, Q) with x = residues[i] (mod q_i); residues[i] must be below
   // q_i. Returns product().size() words. Throws MismatchError on a wrong count,
-  // InvalidArgument on an unreduced residue.
+  // InvalidArgument on an unreduced residue or an empty base.
   [[nodiscard]] std::vector<uint64_t> compose(std::span<const uint64_t> residues) const;
   // value mod q_i for every i; value may have any number of words (it need
   // not be below Q).
@@ -64,6 +73,7 @@ class RnsBase {
   }
 
  private:
+  void check_index(std::size_t i) const;
   std::vector<math::Modulus> moduli_;
   std::vector<uint64_t> product_;
   std::vector<std::vector<uint64_t>> punctured_products_;

@@ -67,6 +67,10 @@ class RnsPoly {
   [[nodiscard]] bool is_ntt() const noexcept { return form_ == Form::ntt; }
   [[nodiscard]] const math::Modulus& modulus(std::size_t tower) const;
 
+  // Write access to the values (towers, data, declare_form) is for code that
+  // fills a polynomial directly; such code must leave every value of tower i
+  // in [0, q_i) and the form declared truthfully: the operations below rely
+  // on it and do not re-check values.
   // Tower i (N words); throws InvalidArgument if i >= tower_count().
   [[nodiscard]] std::span<uint64_t> tower(std::size_t i);
   [[nodiscard]] std::span<const uint64_t> tower(std::size_t i) const;

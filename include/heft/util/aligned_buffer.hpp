@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include <utility>
+#include "heft/util/error.hpp"
 #include "heft/util/memory_pool.hpp"
 
 namespace heft {
@@ -39,6 +40,8 @@ class AlignedBuffer {
   // written in full before they are read.
   struct Uninitialized {};
   AlignedBuffer(std::size_t size, Uninitialized) : size_(size) {
+    // size * sizeof(T) must not wrap into a small allocation.
+    if (size_ > SIZE_MAX / sizeof(T)) throw InvalidArgument("AlignedBuffer: size overflows");
     if (size_ != 0) data_ = static_cast<T*>(pool_allocate(size_ * sizeof(T)));
   }
 

@@ -17,7 +17,8 @@ namespace heft {
 // Threads parallel_for may use (>= 1). Defaults to HEFT_NUM_THREADS, else all cores.
 std::size_t num_threads();
 
-// Changes the thread count for later calls (0 means "all cores").
+// Changes the thread count for later calls (0 means "all cores"); InvalidArgument
+// above 4096, Error if the threads cannot be started (the pool keeps those it has).
 void set_num_threads(std::size_t count);
 
 // True while the current thread is executing a parallel_for body.

@@ -80,7 +80,26 @@ const KernelTable& pinned_table(Isa isa, const Modulus& q) {
 }
 
 const KernelTable& choose(std::optional<Isa> isa, const Modulus& q) {
+  if (q.empty()) {
+    throw InvalidArgument("kernel called with an empty (default-constructed) modulus");
+  }
   return isa ? pinned_table(*isa, q) : active_table(q.value());
+}
+
+bool overlaps(std::span<const uint64_t> a, std::span<const uint64_t> b) {
+  return !a.empty() && !b.empty() && a.data() < b.data() + b.size() &&
+         b.data() < a.data() + a.size();
+}
+
+// The element-wise kernels run in vector chunks, so an output may be an
+// input exactly (in place) but must not overlap one partially: the chunks
+// would read values already overwritten, differently at each ISA level.
+void require_in_place_or_disjoint(std::span<const uint64_t> input, std::span<const uint64_t> out,
+                                  const char* operation) {
+  if (input.data() != out.data() && overlaps(input, out)) {
+    throw InvalidArgument(std::string(operation) +
+                          ": the output overlaps an input without being the same array");
+  }
 }
 
 void require_same_size(std::size_t expected, std::size_t actual, const char* operation,
@@ -92,6 +111,9 @@ void require_same_size(std::size_t expected, std::size_t actual, const char* ope
 }
 
 void check_ntt_span(std::span<uint64_t> values, const NttTables& tables, const char* operation) {
+  if (tables.empty()) {
+    throw InvalidArgument(std::string(operation) + ": the NTT tables are empty (moved from)");
+  }
   if (values.size() != tables.degree()) {
     throw MismatchError(
         std::string(operation) + ": polynomial has " + std::to_string(values.size()) +
@@ -238,6 +260,8 @@ void add_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span
              const Modulus& q, std::optional<Isa> isa) {
   require_same_size(a.size(), b.size(), "add_mod", "second operand");
   require_same_size(a.size(), out.size(), "add_mod", "output");
+  require_in_place_or_disjoint(a, out, "add_mod");
+  require_in_place_or_disjoint(b, out, "add_mod");
   choose(isa, q).add_mod(out.data(), a.data(), b.data(), a.size(), q.value());
 }
 
@@ -245,12 +269,15 @@ void sub_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span
              const Modulus& q, std::optional<Isa> isa) {
   require_same_size(a.size(), b.size(), "sub_mod", "second operand");
   require_same_size(a.size(), out.size(), "sub_mod", "output");
+  require_in_place_or_disjoint(a, out, "sub_mod");
+  require_in_place_or_disjoint(b, out, "sub_mod");
   choose(isa, q).sub_mod(out.data(), a.data(), b.data(), a.size(), q.value());
 }
 
 void negate_mod(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
                 std::optional<Isa> isa) {
   require_same_size(a.size(), out.size(), "negate_mod", "output");
+  require_in_place_or_disjoint(a, out, "negate_mod");
   choose(isa, q).negate_mod(out.data(), a.data(), a.size(), q.value());
 }
 
@@ -271,6 +298,8 @@ void mul_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span
              const Modulus& q, std::optional<Isa> isa) {
   require_same_size(a.size(), b.size(), "mul_mod", "second operand");
   require_same_size(a.size(), out.size(), "mul_mod", "output");
+  require_in_place_or_disjoint(a, out, "mul_mod");
+  require_in_place_or_disjoint(b, out, "mul_mod");
   const kernels::ModulusData data = modulus_data(q);
   choose(isa, q).mul_mod(out.data(), a.data(), b.data(), a.size(), data);
 }
@@ -279,6 +308,7 @@ void mul_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<uint
                     const Modulus& q, std::optional<Isa> isa) {
   require_same_size(a.size(), out.size(), "mul_scalar_mod", "output");
   check_scalar_operand(scalar, q, "mul_scalar_mod");
+  require_in_place_or_disjoint(a, out, "mul_scalar_mod");
   choose(isa, q).mul_scalar_mod(out.data(), a.data(), scalar, q.shoup(scalar), a.size(), q.value());
 }
 
@@ -287,6 +317,9 @@ void fma_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span
   require_same_size(a.size(), b.size(), "fma_mod", "second operand");
   require_same_size(a.size(), c.size(), "fma_mod", "addend");
   require_same_size(a.size(), out.size(), "fma_mod", "output");
+  require_in_place_or_disjoint(a, out, "fma_mod");
+  require_in_place_or_disjoint(b, out, "fma_mod");
+  require_in_place_or_disjoint(c, out, "fma_mod");
   const kernels::ModulusData data = modulus_data(q);
   choose(isa, q).fma_mod(out.data(), a.data(), b.data(), c.data(), a.size(), data);
 }
@@ -296,6 +329,8 @@ void fma_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<cons
   require_same_size(a.size(), c.size(), "fma_scalar_mod", "addend");
   require_same_size(a.size(), out.size(), "fma_scalar_mod", "output");
   check_scalar_operand(scalar, q, "fma_scalar_mod");
+  require_in_place_or_disjoint(a, out, "fma_scalar_mod");
+  require_in_place_or_disjoint(c, out, "fma_scalar_mod");
   choose(isa, q).fma_scalar_mod(out.data(), a.data(), scalar, q.shoup(scalar), c.data(), a.size(),
                                 q.value());
 }
@@ -303,28 +338,24 @@ void fma_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<cons
 void reduce_from_2q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
                     std::optional<Isa> isa) {
   require_same_size(a.size(), out.size(), "reduce_from_2q", "output");
+  require_in_place_or_disjoint(a, out, "reduce_from_2q");
   choose(isa, q).reduce_from_2q(out.data(), a.data(), a.size(), q.value());
 }
 
 void reduce_from_4q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
                     std::optional<Isa> isa) {
   require_same_size(a.size(), out.size(), "reduce_from_4q", "output");
+  require_in_place_or_disjoint(a, out, "reduce_from_4q");
   choose(isa, q).reduce_from_4q(out.data(), a.data(), a.size(), q.value());
 }
 
 void reduce_any(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
                 std::optional<Isa> isa) {
   require_same_size(a.size(), out.size(), "reduce_any", "output");
+  require_in_place_or_disjoint(a, out, "reduce_any");
   const kernels::ModulusData data = modulus_data(q);
   choose(isa, q).reduce_any(out.data(), a.data(), a.size(), data);
 }
-
-namespace {
-bool overlaps(std::span<const uint64_t> a, std::span<const uint64_t> b) {
-  return !a.empty() && !b.empty() && a.data() < b.data() + b.size() &&
-         b.data() < a.data() + a.size();
-}
-}  // namespace
 
 void dot_product_pair(std::span<const std::span<const uint64_t>> x,
                       std::span<const std::span<const uint64_t>> b,
@@ -384,11 +415,14 @@ void weighted_sum_mod(std::span<const uint64_t> rows, std::size_t stride,
     throw MismatchError("weighted_sum_mod: the row stride " + std::to_string(stride) +
                         " is shorter than the output (" + std::to_string(out.size()) + ")");
   }
-  const std::size_t needed = terms == 0 ? 0 : (terms - 1) * stride + out.size();
-  if (rows.size() < needed) {
+  // (terms - 1) * stride + out.size() <= rows.size(), in a form that cannot wrap.
+  const bool rows_suffice =
+      terms == 0 || (rows.size() >= out.size() &&
+                     (terms == 1 || stride <= (rows.size() - out.size()) / (terms - 1)));
+  if (!rows_suffice) {
     throw MismatchError("weighted_sum_mod: " + std::to_string(terms) + " rows of stride " +
-                        std::to_string(stride) + " need " + std::to_string(needed) +
-                        " values, got " + std::to_string(rows.size()));
+                        std::to_string(stride) + " and an output of " + std::to_string(out.size()) +
+                        " need more than the " + std::to_string(rows.size()) + " values given");
   }
   if (overlaps(rows, out)) throw InvalidArgument("weighted_sum_mod: the output overlaps the rows");
   const Modulus& q = weights.modulus();
