@@ -44,6 +44,11 @@ struct Fixture {
     return encryptor.encrypt(encoder.encode(v, eval.scale_at(level), level));
   }
   Ciphertext encrypt(const Vec& v) const { return encrypt(v, context->max_level()); }
+  // v packed into `slots` slots (sparse packing) at the top level.
+  Ciphertext encrypt_sparse(const Vec& v, std::size_t slots) const {
+    const std::size_t top = context->max_level();
+    return encryptor.encrypt(encoder.encode(v, eval.scale_at(top), top, slots));
+  }
   Vec decrypt(const Ciphertext& ct) const { return encoder.decode(decryptor.decrypt(ct)); }
 
   std::shared_ptr<const rlwe::Context> context;
@@ -344,6 +349,118 @@ TEST(Ckks, MultiplyByMonomial) {
   }
 }
 
+TEST(Ckks, MultiplyByMonomialOnSparseSlots) {
+  // 4 slots at N = 2048 live on every 256th coefficient: X^1 moves them off,
+  // so the result has all N/2 slots, x[j mod 4] zeta^(5^j); X^256 keeps 4.
+  Fixture f(small_params(2048, 1, 1));
+  std::mt19937_64 rng(16);
+  const Vec x = random_vector(4, rng);
+  const Ciphertext cx = f.encrypt_sparse(x, 4);
+  const uint64_t two_n = 2 * f.context->degree();
+  for (uint64_t k : {uint64_t{1}, uint64_t{256}, uint64_t{2048 + 3}}) {
+    const Ciphertext shifted = f.eval.multiply_monomial(cx, k);
+    const std::size_t slots = k % 256 == 0 ? 4 : f.slots();
+    EXPECT_EQ(shifted.slots, slots) << k;
+    Vec want(slots);
+    uint64_t five_j = 1;
+    for (std::size_t j = 0; j < slots; ++j) {
+      const double angle = 2 * std::numbers::pi * static_cast<double>(five_j * k % two_n) / two_n;
+      want[j] = x[j % 4] * std::polar(1.0, angle);
+      five_j = five_j * 5 % two_n;
+    }
+    expect_close(f.decrypt(shifted), want, -19, "multiply_monomial, 4 slots");
+  }
+}
+
+// Cases the automatic alignment used to get silently wrong: two pending
+// products of different scales, alignment by a k that mislabels the scale,
+// and drops that wrap the values; and c x + x^2, which now needs no
+// alignment at all (multiply_scalar lands on the product scale s_l^2).
+TEST(Ckks, AlignmentSettlesPendingProductsAndRefusesWhatItCannotDoExactly) {
+  Fixture f(small_params(2048, 3, 1));  // primes 60, 40, 40, 40; scale 2^40
+  std::mt19937_64 rng(17);
+  const Vec x = random_vector(f.slots(), rng), y = random_vector(f.slots(), rng);
+  Vec want(x.size()), want_plain(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    want[i] = x[i] * x[i] + 0.3 * x[i];
+    want_plain[i] = x[i] * x[i] + x[i] * y[i];
+  }
+  for (std::size_t level : {std::size_t{2}, std::size_t{1}}) {
+    const Ciphertext cx = f.encrypt(x, level);
+    const Ciphertext u = f.eval.multiply(cx, cx, f.relin);  // pending at s_l^2
+    const Ciphertext v = f.eval.multiply_scalar(cx, 0.3);   // pending at s_l^2 too
+    ASSERT_TRUE(u.needs_rescale && v.needs_rescale);
+    EXPECT_DOUBLE_EQ(u.scale, v.scale);
+    const Ciphertext uv = f.eval.add(u, v);
+    EXPECT_EQ(uv.level(), level);  // no level spent
+    expect_close(f.decrypt(uv), want, -17, "x^2 + 0.3 x");
+    // Pending products of different scales (a plaintext at 2^35): both are
+    // rescaled first, then aligned, the same way in either order; at level 1
+    // that leaves level 0 with two scales, which is refused.
+    const Plaintext py = f.encoder.encode(y, std::ldexp(1.0, 35), level);
+    const Ciphertext w = f.eval.multiply_plain(cx, py);
+    if (level == 1) {
+      EXPECT_THROW((void)f.eval.add(u, w), InvalidArgument);
+      continue;
+    }
+    const Ciphertext uw = f.eval.add(u, w), wu = f.eval.add(w, u);
+    EXPECT_EQ(uw.level(), wu.level());
+    EXPECT_EQ(uw.needs_rescale, wu.needs_rescale);
+    EXPECT_DOUBLE_EQ(uw.scale, wu.scale);
+    expect_close(f.decrypt(uw), want_plain, -17, "x^2 + x y, pending at two scales");
+    expect_close(f.decrypt(wu), want_plain, -17, "x y + x^2, pending at two scales");
+  }
+  // Dropping a product of scale 2^80 to level 0 (Q_0 = 2^60) would wrap it.
+  const Ciphertext cx = f.encrypt(x, 2), cy = f.encrypt(y, 2);
+  const Ciphertext product = f.eval.multiply(cx, cy, f.relin);
+  const Ciphertext kept = product.clone();
+  EXPECT_THROW((void)f.eval.drop_to_level(product, 0), InvalidArgument);
+  EXPECT_TRUE(product.parts[0] == kept.parts[0] && product.parts[1] == kept.parts[1]);
+  // A scale 1.3 * 2^75 at level 3 against scale_at(1): k = 25 would leave the
+  // sum's scale 1.6% off its label.
+  const Ciphertext odd = f.encryptor.encrypt(f.encoder.encode(x, 1.3 * std::ldexp(1.0, 75), 3));
+  EXPECT_THROW((void)f.eval.add(odd, f.encrypt(y, 1)), InvalidArgument);
+  // A pending product at the same level and scale as a plain ciphertext is
+  // added as it is (it used to be rescaled, which at level 0 threw).
+  Fixture g(small_params(2048, 1, 1));  // primes 60, 40; level 0 holds 2^59
+  const std::size_t bottom = 0;
+  const Ciphertext small = g.encryptor.encrypt(g.encoder.encode(x, std::ldexp(1.0, 25), bottom));
+  const Ciphertext square = g.eval.multiply(small, small);  // pending, scale 2^50
+  const Ciphertext plain = g.encryptor.encrypt(g.encoder.encode(y, std::ldexp(1.0, 50), bottom));
+  Vec sum(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    sum[i] = x[i] * x[i] + y[i];
+  // (Fresh noise is about 2^15 in the slots, so a 2^25 scale leaves ~2^-9.)
+  expect_close(g.decrypt(g.eval.relinearize(g.eval.add(square, plain), g.relin)), sum, -6,
+               "pending product + ciphertext of its scale, level 0");
+  // Constants: one that does not fit is refused; at level 0 the product of a
+  // non-integer constant is not left pending (there is no prime to divide by).
+  const Ciphertext ones = g.encrypt(Vec(g.slots(), cd(1, 0)), bottom);
+  EXPECT_THROW((void)g.eval.multiply_scalar(ones, 1e6), InvalidArgument);
+  EXPECT_THROW((void)g.eval.multiply_integer(ones, int64_t{1} << 40), InvalidArgument);
+  const Ciphertext low_scale =
+      g.encryptor.encrypt(g.encoder.encode(Vec(g.slots(), cd(1, 0)), std::ldexp(1.0, 15), bottom));
+  const Ciphertext half = g.eval.multiply_scalar(low_scale, 0.5);  // scale 2^15 * s_0
+  EXPECT_FALSE(half.needs_rescale);
+  const Ciphertext one = g.eval.add(half, half);  // used to throw: rescale at level 0
+  EXPECT_DOUBLE_EQ(one.scale, half.scale);
+}
+
+TEST(Ckks, SparseRotationUsesAKeyMadeForTheStepAsGiven) {
+  Fixture f(small_params(2048, 1, 1));
+  std::mt19937_64 rng(18);
+  const Vec x = random_vector(4, rng);
+  const Ciphertext cx = f.encrypt_sparse(x, 4);
+  const rlwe::GaloisKeys keys = f.keygen.create_galois_keys(std::vector<int64_t>{-1});
+  Vec want(4);
+  for (std::size_t j = 0; j < 4; ++j)
+    want[j] = x[(j + 3) % 4];  // right by one
+  expect_close(f.decrypt(f.eval.rotate(cx, -1, keys)), want, -19, "rotate(-1), 4 slots");
+  const std::vector<int64_t> steps = {-1, 3};
+  for (const Ciphertext& r : f.eval.rotate_hoisted(cx, steps, keys))
+    expect_close(f.decrypt(r), want, -19, "rotate_hoisted(-1 / 3), 4 slots");
+}
+
 TEST(Ckks, AutomaticAlignmentAndManualRefusal) {
   std::mt19937_64 rng(7);
   const rlwe::Parameters params = small_params(2048, 3, 2);
@@ -453,6 +570,38 @@ TEST(Ckks, ApplyGaloisByTheIdentityIsACopy) {
   EXPECT_TRUE(same.parts[0] == cx.parts[0] && same.parts[1] == cx.parts[1]);
 }
 
+// The helper's promise, end to end, where fixed primes just below 2^30 used
+// to fail after 12 levels: 15 multiplications in sequence (relinearized and
+// rescaled, each by a fresh ciphertext of unit-modulus values, so that the
+// error adds up instead of doubling as it would by squaring) reach level 0
+// with the right result.
+TEST(ParameterHelper, SuggestedDepthIsUsableEndToEnd) {
+  ParameterRequest request;
+  request.depth = 15;
+  request.scale_bits = 30;
+  request.first_prime_bits = 45;
+  Fixture f(suggest_parameters(request));
+  std::mt19937_64 rng(19);
+  std::uniform_real_distribution<double> angle(0, 2 * std::numbers::pi);
+  const auto unit_vector = [&] {
+    Vec v(f.slots());
+    for (auto& z : v)
+      z = std::polar(1.0, angle(rng));
+    return v;
+  };
+  Vec want = unit_vector();
+  Ciphertext c = f.encrypt(want);
+  for (std::size_t level = request.depth; level > 0; --level) {
+    const Vec y = unit_vector();
+    c = f.eval.rescale(f.eval.multiply(c, f.encrypt(y, level), f.relin));
+    for (std::size_t i = 0; i < want.size(); ++i)
+      want[i] *= y[i];
+  }
+  EXPECT_EQ(c.level(), 0u);
+  // Fresh noise is about 2^-13 of a 30-bit scale here; 16 operands' worth.
+  expect_close(f.decrypt(c), want, -6, "15 products at 30-bit scale");
+}
+
 TEST(ParameterHelper, PicksSecureParametersThatValidate) {
   for (std::size_t depth : {1, 3, 8, 15, 25}) {
     for (int scale_bits : {30, 40, 50}) {
@@ -463,6 +612,14 @@ TEST(ParameterHelper, PicksSecureParametersThatValidate) {
       const rlwe::Parameters p = suggest_parameters(request);
       EXPECT_NO_THROW(p.validate());
       EXPECT_EQ(p.ciphertext_moduli.size(), depth + 1);
+      // The default scales (s_(l-1) = s_l^2 / q_l, as rescaling makes them)
+      // stay within half a bit of 2^scale_bits all the way down.
+      double scale = p.scale;
+      for (std::size_t level = depth; level > 0; --level) {
+        scale = scale * scale / static_cast<double>(p.ciphertext_moduli[level]);
+        EXPECT_LT(std::abs(std::log2(scale) - scale_bits), 0.5)
+            << "depth " << depth << " scale " << scale_bits << " level " << level - 1;
+      }
       EXPECT_LE(p.total_bits(), rlwe::max_log_qp(p.degree, rlwe::SecurityLevel::classic128));
       // Smallest N: half of it cannot hold even the ciphertext primes plus one special prime.
       if (p.degree > 1024) {

@@ -2,6 +2,7 @@
 #include "heft/math/primes.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "heft/math/ntt_tables.hpp"
@@ -101,6 +102,47 @@ std::vector<Modulus> generate_ntt_primes(int bit_size, uint64_t degree, std::siz
                           ", " + std::to_string(count) + " were requested");
   }
   return primes;
+}
+
+Modulus nearest_ntt_prime(double target, int bit_size, uint64_t degree,
+                          const std::vector<uint64_t>& exclude) {
+  check_degree(degree);
+  const uint64_t two_n = 2 * degree;
+  if (bit_size > kMaxModulusBits || bit_size < __builtin_ctzll(two_n) + 2) {
+    throw InvalidArgument("nearest_ntt_prime: bit size " + std::to_string(bit_size) +
+                          " is out of range for N = " + std::to_string(degree));
+  }
+  const double lower = std::ldexp(1.0, bit_size - 1), upper = std::ldexp(1.0, bit_size);
+  if (!(target >= lower && target <= upper)) {
+    throw InvalidArgument("nearest_ntt_prime: target is not a " + std::to_string(bit_size) +
+                          "-bit value");
+  }
+  // Candidates 1 + 2N m, walking outward from the one nearest the target,
+  // one step up and one step down at a time, so the first prime found on
+  // either side at the smallest distance wins.
+  const uint64_t low_m = static_cast<uint64_t>(lower) / two_n + 1;
+  const uint64_t high_m = (static_cast<uint64_t>(upper) - 2) / two_n;
+  const uint64_t middle = std::clamp<uint64_t>(
+      static_cast<uint64_t>(std::llround((target - 1) / static_cast<double>(two_n))), low_m,
+      high_m);
+  const auto usable = [&](uint64_t m) {
+    const uint64_t q = 1 + two_n * m;
+    return is_prime(q) && std::find(exclude.begin(), exclude.end(), q) == exclude.end();
+  };
+  for (uint64_t d = 0; middle >= low_m + d || middle + d <= high_m; ++d) {
+    const uint64_t up = middle + d, down = middle - d;
+    const bool up_ok = up <= high_m && usable(up);
+    const bool down_ok = d <= middle - low_m && usable(down);
+    if (up_ok && down_ok) {
+      const double q_up = static_cast<double>(1 + two_n * up);
+      const double q_down = static_cast<double>(1 + two_n * down);
+      return Modulus(q_up - target < target - q_down ? 1 + two_n * up : 1 + two_n * down);
+    }
+    if (up_ok) return Modulus(1 + two_n * up);
+    if (down_ok) return Modulus(1 + two_n * down);
+  }
+  throw InvalidArgument("nearest_ntt_prime: no unused " + std::to_string(bit_size) +
+                        "-bit prime = 1 mod " + std::to_string(two_n) + " is left");
 }
 
 Modulus generate_batching_prime(int bit_size, uint64_t degree) {

@@ -24,6 +24,14 @@ inline constexpr std::size_t kMaxGeneratedPrimes = std::size_t{1} << 16;
 std::vector<Modulus> generate_ntt_primes(int bit_size, uint64_t degree, std::size_t count,
                                          const std::vector<uint64_t>& exclude = {});
 
+// The prime q = 1 (mod 2N) with exactly `bit_size` bits nearest to `target`
+// (a value of that many bits), skipping any value in `exclude`; ties go to
+// the smaller. CKKS chains pick scaling primes this way so that the default
+// scales stay close to their nominal value level after level. Throws
+// InvalidArgument for a bad N, bit size or target, or if none is left.
+Modulus nearest_ntt_prime(double target, int bit_size, uint64_t degree,
+                          const std::vector<uint64_t>& exclude = {});
+
 // Largest prime t = 1 (mod 2N) with t < 2^bit_size: a plaintext modulus that
 // allows batching N values.
 Modulus generate_batching_prime(int bit_size, uint64_t degree);

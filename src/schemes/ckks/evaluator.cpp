@@ -45,14 +45,17 @@ uint64_t reduce_integer_double(double x, const math::Modulus& q) {
   return negative ? q.negate(r) : r;
 }
 
-void drop_ciphertext_to(Ciphertext& a, std::size_t level) {
+}  // namespace
+
+void Evaluator::drop_ciphertext_to(Ciphertext& a, std::size_t level, const char* operation) const {
   const std::size_t drop = a.level() - level;
   if (drop == 0) return;
+  // Dropping keeps the scale: it must still fit the smaller modulus, or the
+  // values would wrap (SEAL refuses the same).
+  check_scale_fits(a.scale, level, operation);
   for (auto& part : a.parts)
     part.drop_last_towers(drop);
 }
-
-}  // namespace
 
 Evaluator::Evaluator(std::shared_ptr<const rlwe::Context> context, ScaleMode mode)
     : context_(std::move(context)), mode_(mode) {
@@ -187,28 +190,35 @@ Ciphertext Evaluator::drop_to_level(const Ciphertext& a, std::size_t level) cons
                           " is above the ciphertext's level " + std::to_string(a.level()));
   }
   Ciphertext out = a.clone();
-  drop_ciphertext_to(out, level);
+  drop_ciphertext_to(out, level, "drop_to_level");
   return out;
 }
 
 void Evaluator::bring_to(Ciphertext& a, std::size_t level, double scale,
                          const char* operation) const {
   if (same_scale(a.scale, scale)) {
-    drop_ciphertext_to(a, level);
+    drop_ciphertext_to(a, level, operation);
     return;
   }
   if (a.level() <= level) {
     throw InvalidArgument(std::string(operation) + ": scales " + log2_text(a.scale) + " and " +
                           log2_text(scale) + " differ and no spare level is left to align them");
   }
-  // Multiply by k = round(scale * q / a.scale) and divide by q: the scale
-  // becomes scale * (1 + d) with |d| <= 1/(2k), far below CKKS precision.
-  drop_ciphertext_to(a, level + 1);
+  // Multiply by k = round(scale * q / a.scale) and divide by q: the true
+  // scale becomes scale * (1 + d) with |d| <= 1/(2k). The result is labelled
+  // with `scale` only when d is below the encoding's own precision (1/scale,
+  // or the tolerance at which scales count as equal); a small k, from scales
+  // that are not a prime apart, would mislabel it, so that is refused.
+  drop_ciphertext_to(a, level + 1, operation);
   const double q = static_cast<double>(context_->parameters().ciphertext_moduli[level + 1]);
   const double k = std::round(scale * q / a.scale);
-  if (!(k >= 1 && k < 4.6e18)) {
+  const double true_scale = a.scale * k / q;
+  const double error = std::abs(true_scale - scale) / scale;
+  if (!(k >= 1 && k < 4.6e18) || error > std::max(1.0 / scale, kScaleTolerance)) {
     throw InvalidArgument(std::string(operation) + ": scales " + log2_text(a.scale) + " and " +
-                          log2_text(scale) + " are too far apart to align");
+                          log2_text(scale) +
+                          " cannot be aligned exactly (they are not about a prime apart); "
+                          "rescale or re-encode so that they match");
   }
   a = multiply_integer(a, static_cast<int64_t>(k));
   rescale_inplace(a);
@@ -226,9 +236,14 @@ void Evaluator::align(Ciphertext& a, Ciphertext& b, const char* operation) const
     }
     return;
   }
-  if (a.needs_rescale != b.needs_rescale) {
-    rescale_inplace(a.needs_rescale ? a : b);
-  }
+  // Equal levels and scales need nothing, pending rescale or not (the caller
+  // marks the result pending if either operand was).
+  if (a.level() == b.level() && same_scale(a.scale, b.scale)) return;
+  // Otherwise settle every pending product first: its scale is a product of
+  // two scales, and aligning it as it stands would drop it (wrapping) or
+  // pick a k near 1 (mislabelling the scale).
+  if (a.needs_rescale) rescale_inplace(a);
+  if (b.needs_rescale) rescale_inplace(b);
   if (a.level() == b.level() && same_scale(a.scale, b.scale)) return;
   if (a.level() == b.level()) {
     // Same level, different scales: spend one level on both.
@@ -236,8 +251,12 @@ void Evaluator::align(Ciphertext& a, Ciphertext& b, const char* operation) const
       throw InvalidArgument(std::string(operation) + ": scales " + log2_text(a.scale) + " and " +
                             log2_text(b.scale) + " differ at level 0; nothing left to align them");
     }
-    drop_ciphertext_to(b, b.level() - 1);
-    bring_to(a, b.level(), b.scale, operation);
+    // The operand with the smaller scale is dropped and sets the target, so
+    // the result does not depend on the order of the operands.
+    Ciphertext& target = a.scale < b.scale ? a : b;
+    Ciphertext& other = a.scale < b.scale ? b : a;
+    drop_ciphertext_to(target, target.level() - 1, operation);
+    bring_to(other, target.level(), target.scale, operation);
     return;
   }
   Ciphertext& high = a.level() > b.level() ? a : b;
@@ -249,8 +268,7 @@ void Evaluator::add_or_sub(Ciphertext& a, const Ciphertext& b_in, bool subtract,
                            const char* operation) const {
   check(a, operation);
   check(b_in, operation);
-  if (a.level() == b_in.level() && same_scale(a.scale, b_in.scale) &&
-      a.needs_rescale == b_in.needs_rescale && a.size() >= b_in.size()) {
+  if (a.level() == b_in.level() && same_scale(a.scale, b_in.scale) && a.size() >= b_in.size()) {
     // Already aligned (the common case): work in place, no copies. The checks
     // above guarantee the part operations below cannot fail half-way.
     for (std::size_t i = 0; i < b_in.parts.size(); ++i) {
@@ -261,6 +279,7 @@ void Evaluator::add_or_sub(Ciphertext& a, const Ciphertext& b_in, bool subtract,
       }
     }
     a.slots = combined_slots(a.slots, b_in.slots);
+    a.needs_rescale = a.needs_rescale || b_in.needs_rescale;
     return;
   }
   Ciphertext b = b_in.clone();
@@ -278,6 +297,7 @@ void Evaluator::add_or_sub(Ciphertext& a, const Ciphertext& b_in, bool subtract,
     }
   }
   result.slots = combined_slots(result.slots, b.slots);
+  result.needs_rescale = result.needs_rescale || b.needs_rescale;
   a = std::move(result);
 }
 
@@ -323,7 +343,7 @@ Ciphertext Evaluator::add_plain(const Ciphertext& a, const Plaintext& p) const {
   Ciphertext out = a.clone();
   if (mode_ == ScaleMode::automatic) {
     if (out.needs_rescale && !same_scale(out.scale, p.scale)) rescale_inplace(out);
-    if (p.level() < out.level()) drop_ciphertext_to(out, p.level());
+    if (p.level() < out.level()) drop_ciphertext_to(out, p.level(), "add_plain");
   }
   if (p.level() < out.level() || !same_scale(out.scale, p.scale)) {
     throw MismatchError("add_plain: the plaintext (level " + std::to_string(p.level()) +
@@ -367,8 +387,8 @@ Ciphertext Evaluator::multiply(const Ciphertext& a_in, const Ciphertext& b_in) c
     if (a.needs_rescale) rescale_inplace(a);
     if (b.needs_rescale) rescale_inplace(b);
     const std::size_t level = std::min(a.level(), b.level());
-    drop_ciphertext_to(a, level);
-    drop_ciphertext_to(b, level);
+    drop_ciphertext_to(a, level, "multiply");
+    drop_ciphertext_to(b, level, "multiply");
   } else if (a.level() != b.level()) {
     throw MismatchError("multiply: operands are at levels " + std::to_string(a.level()) + " and " +
                         std::to_string(b.level()) + "; drop one with drop_to_level first");
@@ -471,7 +491,7 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& p) co
   Ciphertext out = a.clone();
   if (mode_ == ScaleMode::automatic) {
     if (out.needs_rescale) rescale_inplace(out);
-    if (p.level() < out.level()) drop_ciphertext_to(out, p.level());
+    if (p.level() < out.level()) drop_ciphertext_to(out, p.level(), "multiply_plain");
   } else if (p.level() < out.level()) {
     throw MismatchError("multiply_plain: the plaintext is at level " + std::to_string(p.level()) +
                         ", below the ciphertext's level " + std::to_string(out.level()));
@@ -495,24 +515,34 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, std::complex<double> 
   }
   Ciphertext out = a.clone();
   if (mode_ == ScaleMode::automatic && out.needs_rescale) rescale_inplace(out);
-  // Encode the constant at scale q_l: after rescaling by q_l the scale is back
-  // exactly where it was.
+  // The constant's scale. For a ciphertext at about its level's default
+  // scale s_l: s_l^2 / scale, so the product lands on s_l^2, the scale of a
+  // product of two such ciphertexts (c x + x^2 then adds with no alignment,
+  // as in OpenFHE's FLEXIBLEAUTO). Otherwise q_l, so that rescaling returns
+  // exactly to the input's scale. At level 0 (no rescale left): s_0.
   const std::size_t level = out.level();
+  const double default_scale = scale_at(level);
+  const bool near_default = out.scale > default_scale / 2 && out.scale < default_scale * 2;
   const double constant_scale =
-      level > 0 ? static_cast<double>(context_->parameters().ciphertext_moduli[level])
-                : scale_at(0);
+      level == 0     ? scale_at(0)
+      : near_default ? default_scale * default_scale / out.scale
+                     : static_cast<double>(context_->parameters().ciphertext_moduli[level]);
   const double scale = out.scale * constant_scale;
-  check_scale_fits(scale, level, "multiply_scalar");
+  // Values of magnitude 1 times |value| must fit, as encoding requires.
+  check_scale_fits(scale * std::max(1.0, std::abs(value)), level, "multiply_scalar");
   const ring::RnsPoly constant = constant_poly(value, constant_scale, level + 1);
   for (auto& part : out.parts)
     part *= constant;
   out.scale = scale;
-  out.needs_rescale = true;
+  out.needs_rescale = level > 0;  // at level 0 there is no prime left to divide by
   return out;
 }
 
 Ciphertext Evaluator::multiply_integer(const Ciphertext& a, int64_t value) const {
   check(a, "multiply_integer");
+  // The scale stays, the values grow by |value|: they must still fit.
+  check_scale_fits(a.scale * std::max(1.0, std::abs(static_cast<double>(value))), a.level(),
+                   "multiply_integer");
   Ciphertext out = a.clone();
   const std::size_t towers = out.level() + 1;
   // |value| as an unsigned word (also right for INT64_MIN), reduced per tower.
@@ -544,6 +574,11 @@ Ciphertext Evaluator::multiply_monomial(const Ciphertext& a, uint64_t k) const {
   Ciphertext out = a.clone();
   for (auto& part : out.parts)
     part *= poly;
+  // n sparse slots live on the coefficients at multiples of N / (2n); X^k
+  // moves them elsewhere unless k is such a multiple, and then only a full
+  // N/2-slot decoding sees the result.
+  const uint64_t slots = a.slots != 0 ? a.slots : n / 2;
+  if (k % (n / (2 * slots)) != 0) out.slots = n / 2;
   return out;
 }
 
@@ -593,7 +628,7 @@ Ciphertext Evaluator::rotate(const Ciphertext& a, int64_t step,
   int64_t reduced = step % slots;
   if (reduced < 0) reduced += slots;
   if (reduced == 0) return a.clone();
-  const uint64_t g = context_->galois_element_for_step(reduced);
+  const uint64_t g = key_element_for_step(step, reduced, slots, keys);
   if (keys.has(g)) return rotate_single(a, g, keys);
   // Compose from power-of-two steps; check all keys first so a failure
   // happens before any work.
@@ -614,6 +649,18 @@ Ciphertext Evaluator::rotate(const Ciphertext& a, int64_t step,
   return out;
 }
 
+uint64_t Evaluator::key_element_for_step(int64_t step, int64_t reduced, int64_t slots,
+                                         const rlwe::GaloisKeys& keys) const {
+  // With n < N/2 slots, steps that agree mod n act alike on the slots, so a
+  // key made for the negative equivalent (-1 for n - 1) or for the step as
+  // given serves as well as one for `reduced`.
+  for (const int64_t candidate : {reduced, reduced - slots, step}) {
+    const uint64_t g = context_->galois_element_for_step(candidate);
+    if (keys.has(g)) return g;
+  }
+  return context_->galois_element_for_step(reduced);
+}
+
 Ciphertext Evaluator::conjugate(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {
   return apply_galois(a, context_->conjugation_galois_element(), keys);
 }
@@ -629,7 +676,7 @@ std::vector<Ciphertext> Evaluator::rotate_hoisted(const Ciphertext& a,
   for (int64_t step : steps) {
     int64_t reduced = step % slots;
     if (reduced < 0) reduced += slots;
-    const uint64_t g = context_->galois_element_for_step(reduced);
+    const uint64_t g = reduced == 0 ? 1 : key_element_for_step(step, reduced, slots, keys);
     if (g != 1) (void)keys.at(g);  // every key must be present before any work
     elements.push_back(g);
   }

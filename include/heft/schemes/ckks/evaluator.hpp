@@ -4,11 +4,15 @@
 // double), products multiply scales, rescaling divides by the actual prime
 // dropped. In ScaleMode::automatic (the default, like OpenFHE's FLEXIBLEAUTO)
 // operands are aligned for you: a product is rescaled lazily before it is
-// multiplied again or combined with a rescaled operand; an operand at a higher
-// level is brought down, and if its scale differs it is multiplied by an
-// integer and rescaled so that the scales agree to ~2^-50 (this uses one level
-// of the higher operand). In ScaleMode::manual nothing happens behind your
-// back: operands of different levels or scales are refused with an error.
+// multiplied again or combined with an operand of another level or scale
+// (operands of equal level and scale are added as they are); an operand at a
+// higher level is brought down, and if its scale differs it is multiplied by
+// an integer k and rescaled, so that its true scale is within 1/(2k) of the
+// target (about 1/(2q) when the scales are about a prime apart, as the
+// default scales are; alignment that would mislabel the scale by more than
+// the encoding's precision is refused). Dropping to a lower level checks
+// that the scale still fits. In ScaleMode::manual nothing happens behind
+// your back: operands of different levels or scales are refused.
 //
 // Default scales per level follow the prime chain: scale_at(top) is the
 // parameters' nominal scale and scale_at(l - 1) = scale_at(l)^2 / q_l, which is
@@ -116,6 +120,14 @@ class Evaluator {
  private:
   void check(const Ciphertext& a, const char* operation) const;
   void check_plain(const Plaintext& p, const char* operation) const;
+  // Drops a to `level` (no-op if there); InvalidArgument naming `operation`
+  // if a's scale does not fit the modulus left there.
+  void drop_ciphertext_to(Ciphertext& a, std::size_t level, const char* operation) const;
+  // The Galois element to rotate by `step` (`reduced`: step mod `slots`, not
+  // 0): the first of reduced, reduced - slots and step whose key is present,
+  // else the element of `reduced`.
+  uint64_t key_element_for_step(int64_t step, int64_t reduced, int64_t slots,
+                                const rlwe::GaloisKeys& keys) const;
   // The slot count of a result of two operands with these slot counts.
   std::size_t combined_slots(std::size_t a_slots, std::size_t b_slots) const;
   void check_keys(const rlwe::GaloisKeys& keys, const char* operation) const;
