@@ -129,7 +129,7 @@ void keys(Corpus& corpus) {
 
     // A general key (from another secret) and single Galois keys.
     const rlwe::SecretKey other = rlwe::KeyGenerator(context).secret_key().clone();
-    const rlwe::KeySwitchKey general = keygen.create_switch_key(other.q_part(), other.p_part());
+    const rlwe::KeySwitchKey general = keygen.create_switch_key(other.q_part());
     corpus.write_variants("fuzz_load_switch_key", tag + "_general",
                           [&](const SaveOptions& o) { return rlwe::save(general, o); });
     const int64_t steps[] = {1, -3};
