@@ -36,6 +36,19 @@ void check_degree(uint64_t degree) {
   }
 }
 
+// N a power of two in [2, 2^17], and primes of bit_size bits = 1 mod 2N
+// possible: 2N must leave room below 2^bit_size, which must fit a modulus.
+void check_degree_and_bit_size(uint64_t degree, int bit_size) {
+  check_degree(degree);
+  const int log_two_n = __builtin_ctzll(2 * degree);
+  if (bit_size > kMaxModulusBits || bit_size < log_two_n + 2) {
+    throw InvalidArgument("prime bit size " + std::to_string(bit_size) +
+                          " is out of range for N = " + std::to_string(degree) + ": use " +
+                          std::to_string(log_two_n + 2) + " to " + std::to_string(kMaxModulusBits) +
+                          " bits");
+  }
+}
+
 }  // namespace
 
 bool is_prime(uint64_t n) noexcept {
@@ -68,15 +81,8 @@ bool is_prime(uint64_t n) noexcept {
 
 std::vector<Modulus> generate_ntt_primes(int bit_size, uint64_t degree, std::size_t count,
                                          const std::vector<uint64_t>& exclude) {
-  check_degree(degree);
+  check_degree_and_bit_size(degree, bit_size);
   const uint64_t two_n = 2 * degree;
-  const int log_two_n = __builtin_ctzll(two_n);
-  if (bit_size > kMaxModulusBits || bit_size < log_two_n + 2) {
-    throw InvalidArgument("prime bit size " + std::to_string(bit_size) +
-                          " is out of range for N = " + std::to_string(degree) + ": use " +
-                          std::to_string(log_two_n + 2) + " to " + std::to_string(kMaxModulusBits) +
-                          " bits");
-  }
   // A documented cap (far above any parameter set's prime count) so that an
   // absurd request is refused at once instead of scanning for hours.
   if (count > kMaxGeneratedPrimes) {
@@ -106,12 +112,8 @@ std::vector<Modulus> generate_ntt_primes(int bit_size, uint64_t degree, std::siz
 
 Modulus nearest_ntt_prime(double target, int bit_size, uint64_t degree,
                           const std::vector<uint64_t>& exclude) {
-  check_degree(degree);
+  check_degree_and_bit_size(degree, bit_size);
   const uint64_t two_n = 2 * degree;
-  if (bit_size > kMaxModulusBits || bit_size < __builtin_ctzll(two_n) + 2) {
-    throw InvalidArgument("nearest_ntt_prime: bit size " + std::to_string(bit_size) +
-                          " is out of range for N = " + std::to_string(degree));
-  }
   const double lower = std::ldexp(1.0, bit_size - 1), upper = std::ldexp(1.0, bit_size);
   if (!(target >= lower && target <= upper)) {
     throw InvalidArgument("nearest_ntt_prime: target is not a " + std::to_string(bit_size) +
@@ -132,7 +134,7 @@ Modulus nearest_ntt_prime(double target, int bit_size, uint64_t degree,
   for (uint64_t d = 0; middle >= low_m + d || middle + d <= high_m; ++d) {
     const uint64_t up = middle + d, down = middle - d;
     const bool up_ok = up <= high_m && usable(up);
-    const bool down_ok = d <= middle - low_m && usable(down);
+    const bool down_ok = d > 0 && d <= middle - low_m && usable(down);  // d = 0 is `up`
     if (up_ok && down_ok) {
       const double q_up = static_cast<double>(1 + two_n * up);
       const double q_down = static_cast<double>(1 + two_n * down);

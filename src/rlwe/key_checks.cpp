@@ -90,6 +90,15 @@ void require_switch_key(const Context& context, const KeySwitchKey& key, const c
   require_error_scale(context, key.error_scale, operation);
 }
 
+void require_switching_key(const Context& context, const KeySwitchKey& key, const char* operation) {
+  require_switch_key(context, key, operation);
+  if (key.galois_element != 1) {
+    throw InvalidArgument(prefix(operation) +
+                          "this is a Galois key (for rotations), not a relinearization or "
+                          "switching key");
+  }
+}
+
 void require_decomposed(const Context& context, const DecomposedPoly& digits,
                         const char* operation) {
   if (digits.digits.empty()) throw InvalidArgument(prefix(operation) + "nothing was decomposed");
@@ -113,11 +122,7 @@ void check_relin_key(const Context& context, const RelinKey& key, const char* op
     throw MismatchError(std::string(operation) +
                         ": the relinearization key belongs to a different context");
   }
-  if (key.key.galois_element != 1) {
-    throw InvalidArgument(std::string(operation) +
-                          ": this is a Galois key (for rotations), not a relinearization key");
-  }
-  detail::require_switch_key(context, key.key, operation);
+  detail::require_switching_key(context, key.key, operation);
 }
 
 }  // namespace heft::rlwe

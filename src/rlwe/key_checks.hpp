@@ -44,6 +44,10 @@ void require_public_key(const Context& context, const PublicKey& key, const char
 // over all of Q and P in NTT form, and an error scale heft makes.
 void require_switch_key(const Context& context, const KeySwitchKey& key, const char* operation);
 
+// require_switch_key for a key that switch_key and relinearization accept:
+// not a Galois key (InvalidArgument naming `operation`).
+void require_switching_key(const Context& context, const KeySwitchKey& key, const char* operation);
+
 // A decomposition made under this context: level within the context, the
 // digit count of that level, each digit over Q_level and P in NTT form.
 void require_decomposed(const Context& context, const DecomposedPoly& digits,

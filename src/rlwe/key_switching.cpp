@@ -57,16 +57,6 @@ void raise_one_prime_digit(std::span<const uint64_t> digit, uint64_t q, std::spa
   math::ntt_forward(out, table);
 }
 
-// A key for switch_key and its fused forms: this context's, not a Galois key.
-void require_switching_key(const Context& context, const KeySwitchKey& key, const char* operation) {
-  detail::require_switch_key(context, key, operation);
-  if (key.galois_element != 1) {
-    throw InvalidArgument(std::string(operation) +
-                          ": this is a Galois key (for rotations), not a relinearization or "
-                          "switching key");
-  }
-}
-
 // The checks both apply_galois forms make; c1_towers: c1's tower count.
 void require_galois(const Context& context, const ring::RnsPoly& c0, std::size_t c1_towers,
                     const KeySwitchKey& galois_key) {
@@ -150,10 +140,14 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c) {
   return out;
 }
 
-std::array<ExtendedPoly, 2> inner_product(const Context& context, const DecomposedPoly& digits,
-                                          const KeySwitchKey& key) {
-  detail::require_switch_key(context, key, "inner_product");
-  detail::require_decomposed(context, digits, "inner_product");
+namespace {
+
+// The stages below without their checks: the public functions check their
+// operands once and then run these (key switching calls one stage from
+// another, and the checks would otherwise run two or three times).
+
+std::array<ExtendedPoly, 2> inner_product_of(const Context& context, const DecomposedPoly& digits,
+                                             const KeySwitchKey& key) {
   const std::size_t q_towers = digits.level + 1;
   const std::size_t p_towers = context.special_count();
   const auto& q_ring = *context.ciphertext_ring();
@@ -186,14 +180,10 @@ std::array<ExtendedPoly, 2> inner_product(const Context& context, const Decompos
   return acc;
 }
 
-std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const ring::RnsPoly& c,
-                                                   const KeySwitchKey& key) {
-  if (!context.supports_key_switching()) {
-    throw InvalidArgument("key switching needs special primes: these parameters have none");
-  }
-  require_in_ring(context, c, "decompose_and_multiply");
-  detail::require_switch_key(context, key, "decompose_and_multiply");
-  if (context.digit_size() != 1) return inner_product(context, decompose(context, c), key);
+std::array<ExtendedPoly, 2> decompose_and_multiply_of(const Context& context,
+                                                      const ring::RnsPoly& c,
+                                                      const KeySwitchKey& key) {
+  if (context.digit_size() != 1) return inner_product_of(context, decompose(context, c), key);
 
   // One prime per digit: digit j is tower j of c in coefficient form, and its
   // image in tower t is raise_one_prime_digit's, or c's own tower when t = j
@@ -237,6 +227,22 @@ std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const
     math::dot_product_pair(x, b, a, out(acc[0]), out(acc[1]), modulus);
   });
   return acc;
+}
+
+}  // namespace
+
+std::array<ExtendedPoly, 2> inner_product(const Context& context, const DecomposedPoly& digits,
+                                          const KeySwitchKey& key) {
+  detail::require_switch_key(context, key, "inner_product");
+  detail::require_decomposed(context, digits, "inner_product");
+  return inner_product_of(context, digits, key);
+}
+
+std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const ring::RnsPoly& c,
+                                                   const KeySwitchKey& key) {
+  detail::require_switch_key(context, key, "decompose_and_multiply");
+  require_in_ring(context, c, "decompose_and_multiply");
+  return decompose_and_multiply_of(context, c, key);
 }
 
 namespace {
@@ -298,13 +304,13 @@ ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, const ring::RnsPo
   return mod_down_plus(context, std::move(x), &addend, error_scale);
 }
 
-ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const ring::RnsPoly& addend,
-                               uint64_t error_scale) {
+namespace {
+
+// mod_down_to_next without the operand checks (see mod_down_plus).
+ring::RnsPoly mod_down_to_next_of(const Context& context, ExtendedPoly x,
+                                  const ring::RnsPoly& addend, uint64_t error_scale) {
   const std::size_t n = context.degree();
   const std::size_t q_towers = x.q.tower_count();
-  detail::require_extended(context, x, q_towers, "mod_down_to_next", "x");
-  detail::require_error_scale(context, error_scale, "mod_down_to_next");
-  require_addend(context, addend, q_towers, "mod_down_to_next");
   if (q_towers < 2) {
     throw InvalidArgument("mod_down_to_next: level 0, no prime left to divide by");
   }
@@ -371,21 +377,33 @@ ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const rin
   return std::move(x.q);
 }
 
+}  // namespace
+
+ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const ring::RnsPoly& addend,
+                               uint64_t error_scale) {
+  detail::require_extended(context, x, x.q.tower_count(), "mod_down_to_next", "x");
+  detail::require_error_scale(context, error_scale, "mod_down_to_next");
+  require_addend(context, addend, x.q.tower_count(), "mod_down_to_next");
+  return mod_down_to_next_of(context, std::move(x), addend, error_scale);
+}
+
 std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsPoly& c,
                                         const KeySwitchKey& key) {
-  require_switching_key(context, key, "switch_key");
-  auto products = decompose_and_multiply(context, c, key);
-  return {mod_down(context, std::move(products[0]), key.error_scale),
-          mod_down(context, std::move(products[1]), key.error_scale)};
+  detail::require_switching_key(context, key, "switch_key");
+  require_in_ring(context, c, "switch_key");
+  auto products = decompose_and_multiply_of(context, c, key);
+  return {mod_down_plus(context, std::move(products[0]), nullptr, key.error_scale),
+          mod_down_plus(context, std::move(products[1]), nullptr, key.error_scale)};
 }
 
 std::array<ring::RnsPoly, 2> switch_key_and_add(const Context& context, const ring::RnsPoly& c,
                                                 const KeySwitchKey& key, const ring::RnsPoly& d0,
                                                 const ring::RnsPoly& d1) {
-  require_switching_key(context, key, "switch_key_and_add");
+  detail::require_switching_key(context, key, "switch_key_and_add");
+  require_in_ring(context, c, "switch_key_and_add");
   require_addend(context, d0, c.tower_count(), "switch_key_and_add");
   require_addend(context, d1, c.tower_count(), "switch_key_and_add");
-  auto products = decompose_and_multiply(context, c, key);
+  auto products = decompose_and_multiply_of(context, c, key);
   return {mod_down_plus(context, std::move(products[0]), &d0, key.error_scale),
           mod_down_plus(context, std::move(products[1]), &d1, key.error_scale)};
 }
@@ -393,10 +411,13 @@ std::array<ring::RnsPoly, 2> switch_key_and_add(const Context& context, const ri
 std::array<ring::RnsPoly, 2> switch_key_and_divide(const Context& context, const ring::RnsPoly& c,
                                                    const KeySwitchKey& key, const ring::RnsPoly& d0,
                                                    const ring::RnsPoly& d1) {
-  require_switching_key(context, key, "switch_key_and_divide");
-  auto products = decompose_and_multiply(context, c, key);
-  return {mod_down_to_next(context, std::move(products[0]), d0, key.error_scale),
-          mod_down_to_next(context, std::move(products[1]), d1, key.error_scale)};
+  detail::require_switching_key(context, key, "switch_key_and_divide");
+  require_in_ring(context, c, "switch_key_and_divide");
+  require_addend(context, d0, c.tower_count(), "switch_key_and_divide");
+  require_addend(context, d1, c.tower_count(), "switch_key_and_divide");
+  auto products = decompose_and_multiply_of(context, c, key);
+  return {mod_down_to_next_of(context, std::move(products[0]), d0, key.error_scale),
+          mod_down_to_next_of(context, std::move(products[1]), d1, key.error_scale)};
 }
 
 namespace {
@@ -409,7 +430,8 @@ std::array<ring::RnsPoly, 2> galois_from_products(const Context& context, const 
   const uint64_t g = galois_key.galois_element;
   const ring::RnsPoly d0 =
       mod_down_plus(context, std::move(products[0]), &c0, galois_key.error_scale);
-  const ring::RnsPoly d1 = mod_down(context, std::move(products[1]), galois_key.error_scale);
+  const ring::RnsPoly d1 =
+      mod_down_plus(context, std::move(products[1]), nullptr, galois_key.error_scale);
   return {d0.automorphism(g), d1.automorphism(g)};
 }
 
@@ -420,14 +442,15 @@ std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::Rn
                                           const KeySwitchKey& galois_key) {
   detail::require_decomposed(context, c1_digits, "apply_galois");
   require_galois(context, c0, c1_digits.level + 1, galois_key);
-  return galois_from_products(context, c0, inner_product(context, c1_digits, galois_key),
+  return galois_from_products(context, c0, inner_product_of(context, c1_digits, galois_key),
                               galois_key);
 }
 
 std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
                                           const ring::RnsPoly& c1, const KeySwitchKey& galois_key) {
   require_galois(context, c0, c1.tower_count(), galois_key);
-  return galois_from_products(context, c0, decompose_and_multiply(context, c1, galois_key),
+  require_in_ring(context, c1, "apply_galois");
+  return galois_from_products(context, c0, decompose_and_multiply_of(context, c1, galois_key),
                               galois_key);
 }
 

@@ -211,11 +211,7 @@ void check_out_of_place(std::span<const uint64_t> input, std::span<uint64_t> out
     throw MismatchError(std::string(operation) + ": input has " + std::to_string(input.size()) +
                         " values but the output has " + std::to_string(output.size()));
   }
-  if (input.data() != output.data() && input.data() < output.data() + output.size() &&
-      output.data() < input.data() + input.size()) {
-    throw InvalidArgument(std::string(operation) +
-                          ": input and output overlap without being the same array");
-  }
+  require_in_place_or_disjoint(input, output, operation);
 }
 }  // namespace
 
