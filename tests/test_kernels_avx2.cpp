@@ -453,6 +453,61 @@ TEST(Avx2Eltwise, IntegerPathForSmallModuli) {
   }
 }
 
+// The same for the two sums (key switching's inner product, base
+// conversion's weighted sum): under a non-default rounding mode their split
+// and wide integer paths take every modulus, with term counts past the split
+// sums' chunk of 7 terms at 60 bits.
+TEST(Avx2Eltwise, IntegerSumsForEveryModulus) {
+  SKIP_WITHOUT_AVX2();
+  std::mt19937_64 rng(29);
+  const std::size_t n = 101;
+  const int saved = std::fegetround();
+  for (uint64_t qv : test_moduli()) {
+    const Modulus q(qv);
+    const int q_bits = 64 - __builtin_clzll(qv);
+    for (std::size_t terms : {1, 8, 17}) {
+      std::vector<Vec> x(terms), b(terms), a(terms);
+      for (std::size_t j = 0; j < terms; ++j) {
+        x[j] = operand(n, qv, rng);
+        b[j] = operand(n, qv, rng);
+        a[j] = operand(n, qv, rng);
+      }
+      const std::vector<std::span<const uint64_t>> xs(x.begin(), x.end()), bs(b.begin(), b.end()),
+          as(a.begin(), a.end());
+      Vec out0(n), out1(n);
+      ASSERT_EQ(std::fesetround(FE_TOWARDZERO), 0);
+      dot_product_pair(xs, bs, as, out0, out1, q, Isa::avx2);
+      std::fesetround(saved);
+      for (std::size_t i = 0; i < n; ++i) {
+        u128 sum0 = 0, sum1 = 0;
+        for (std::size_t j = 0; j < terms; ++j) {
+          sum0 = (sum0 + u128(x[j][i]) * b[j][i]) % qv;
+          sum1 = (sum1 + u128(x[j][i]) * a[j][i]) % qv;
+        }
+        ASSERT_EQ(out0[i], uint64_t(sum0)) << "dot_product_pair q = " << qv << " k = " << terms;
+        ASSERT_EQ(out1[i], uint64_t(sum1)) << "dot_product_pair q = " << qv << " k = " << terms;
+      }
+      for (int input_bits : {std::min(q_bits, 61), 60}) {
+        const std::size_t stride = n + 5;
+        Vec rows = random_below(terms * stride, uint64_t{1} << input_bits, rng);
+        rows[0] = (uint64_t{1} << input_bits) - 1;
+        const FixedWeights weights(operand(terms, qv, rng), q);
+        Vec out(n);
+        ASSERT_EQ(std::fesetround(FE_TOWARDZERO), 0);
+        weighted_sum_mod(rows, stride, weights, out, input_bits, Isa::avx2);
+        std::fesetround(saved);
+        for (std::size_t c = 0; c < n; ++c) {
+          u128 sum = 0;
+          for (std::size_t i = 0; i < terms; ++i)
+            sum = (sum + u128(rows[i * stride + c]) * weights.weights()[i]) % qv;
+          ASSERT_EQ(out[c], uint64_t(sum)) << "weighted_sum_mod q = " << qv << " k = " << terms
+                                           << " input_bits = " << input_bits;
+        }
+      }
+    }
+  }
+}
+
 // The double-precision products (q < 2^50) rest on rounding-error bounds;
 // hammer them with many moduli just below 2^50 and worst-case operands.
 TEST(Avx2Eltwise, DoublePathStress) {

@@ -350,16 +350,17 @@ TEST(Eltwise, EverySupportedLevelMatchesInt128) {
 
 // The key-switching inner product: every level against sums of __int128
 // products, for term counts around the lazy-reduction intervals (the scalar
-// level reduces every 32 terms, avx2's double path folds every 4), lengths
+// level reduces every 32 terms, avx2's double path folds every 4, its split
+// sums every 7 at 60 bits), lengths
 // around its blocks, and all-maximal inputs (the largest sums).
 TEST(Eltwise, DotProductPairMatchesInt128AtEveryLevel) {
   std::mt19937_64 rng(16);
   for (Isa isa : supported_isas()) {
-    for (int bits : {20, 49, 50, 60, 61}) {
+    for (int bits : {20, 49, 50, 55, 60, 61}) {
       if (isa == Isa::ifma && bits > 50) continue;
       const Modulus q = generate_ntt_primes(bits, 8, 1)[0];
       const uint64_t qv = q.value();
-      for (std::size_t terms : {0, 1, 3, 4, 5, 8, 33, 70}) {
+      for (std::size_t terms : {0, 1, 3, 4, 5, 7, 8, 15, 33, 70}) {
         for (std::size_t n :
              {std::size_t{0}, std::size_t{3}, std::size_t{257}, std::size_t{1029}}) {
           for (bool maximal : {false, true}) {
@@ -413,11 +414,11 @@ TEST(Eltwise, DotProductPairRefusesBadShapesWithoutWriting) {
 TEST(Eltwise, WeightedSumMatchesInt128AtEveryLevel) {
   std::mt19937_64 rng(17);
   for (Isa isa : supported_isas()) {
-    for (int bits : {20, 49, 50, 55, 61}) {
+    for (int bits : {20, 49, 50, 55, 60, 61}) {
       if (isa == Isa::ifma && bits > 50) continue;
       const Modulus q = generate_ntt_primes(bits, 8, 1)[0];
-      for (int input_bits : {bits, 50, 61}) {
-        for (std::size_t terms : {0, 1, 4, 5, 9, 40}) {
+      for (int input_bits : {bits, 50, 60, 61}) {
+        for (std::size_t terms : {0, 1, 4, 5, 7, 8, 9, 15, 40}) {
           for (std::size_t n : {std::size_t{1}, std::size_t{13}, std::size_t{256}}) {
             const std::size_t stride = n + 3;
             const uint64_t bound = uint64_t{1} << input_bits;

@@ -17,10 +17,17 @@
 //    between uint64 and double use the 2^52 exponent trick. The error bounds
 //    assume the default round-to-nearest mode, which is checked per call.
 //
+// The two sums (dot_product_pair, weighted_sum_mod) add many products before
+// reducing. Below 2^50 they use the double path; for operands up to 60 bits
+// they split each operand in two halves and keep three plain 64-bit sums of
+// the partial products (see "Split-product sums"), four multiplies a product;
+// 61-bit operands keep 128-bit sums or reduce per product.
+//
 // Conditional subtractions use the sign bit: for x, bound < 2^63, x >= bound
 // exactly when x - bound has its top bit clear.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -484,7 +491,7 @@ void dot_product_pair_double_block(uint64_t* out0, uint64_t* out1, const uint64_
   }
 }
 
-// ---- dot_product_pair's integer path (q >= 2^50) ----
+// ---- dot_product_pair's path for 61-bit q ----
 //
 // Lane sums of 64 x 64-bit products kept as 128-bit (hi, lo) pairs, reduced
 // once per fold instead of once per product. With products below q^2 and at
@@ -566,6 +573,199 @@ void dot_product_pair_wide_block(uint64_t* out0, uint64_t* out1, const uint64_t*
   }
 }
 
+// ---- Split-product sums (integer path for operands below 2^60) ----
+//
+// With AVX2's 32 x 32-bit multiplier a full 64 x 64-bit product costs four
+// multiplies plus a carry chain, and a 128-bit running sum a carry test per
+// term. For operands below 2^b with b <= 60 a cheaper form exists: split
+// each at s = ceil(b/2) bits, u = u1 2^s + u0 and v = v1 2^s + v0 (all four
+// halves below 2^30, so _mm256_mul_epu32 takes them as they are), and keep
+// three plain 64-bit sums,
+//   low = sum u0 v0 (each < 2^2s), middle = sum u0 v1 + u1 v0 (each < 2^(b+1)),
+//   high = sum u1 v1 (each < 2^(2(b-s)) <= 2^2s),
+// whose value is low + middle 2^s + high 2^2s. Four multiplies and four adds
+// per product, no carries; up to max_terms products fit (2s <= b + 1, so
+// every per-term bound is at most 2^(b+1); 7 terms at b = 60, 255 at b = 55),
+// plus a carried-in value below 2^b in low. finish() reduces the three sums
+// to [0, q).
+constexpr int kMaxSplitBits = 60;
+
+struct SplitModulus {
+  IntModulus m;
+  __m128i shift;           // s
+  __m256i mask;            // 2^s - 1
+  ShoupOperand two_2s;     // 2^2s mod q, for high
+  ShoupOperand one;        // 1, to reduce a 64-bit value lazily
+  __m256i two_q;           // 2q
+  bool low_part_below_4q;  // low + middle 2^s < 2^2s <= 4q (q has b bits)
+  std::size_t max_terms;   // products per sum before it must be finished
+};
+
+// b: the bit bound of both operands (2 <= b <= 60), q < 2^b.
+HEFT_AVX2_INLINE SplitModulus make_split_modulus(const ModulusData& q, int b) {
+  const int s = (b + 1) / 2;
+  const uint64_t two_2s = (uint64_t{1} << (2 * s)) % q.value;
+  const auto shoup_of = [&](uint64_t w) {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(w) << 64) / q.value);
+  };
+  SplitModulus split;
+  split.m = make_int_modulus(q.value);
+  split.shift = _mm_cvtsi32_si128(s);
+  split.mask = set1((uint64_t{1} << s) - 1);
+  split.two_2s = make_shoup(two_2s, shoup_of(two_2s));
+  split.one = make_shoup(1, q.barrett64);
+  split.two_q = set1(2 * q.value);
+  split.low_part_below_4q = 64 - __builtin_clzll(q.value) == b;
+  // The largest T with 2^b + T 2^(b+1) + 2^(64-s) <= 2^64: then low (a
+  // carried-in value below 2^b plus T products below 2^2s <= 2^(b+1)) and
+  // middle (T sums below 2^(b+1)) stay below 2^64 after finish() carries.
+  const unsigned __int128 room = (static_cast<unsigned __int128>(1) << 64) -
+                                 (static_cast<unsigned __int128>(1) << (64 - s)) -
+                                 (static_cast<unsigned __int128>(1) << b);
+  split.max_terms = static_cast<std::size_t>(room >> (b + 1));
+  return split;
+}
+
+struct SplitHalves {
+  __m256i low, high;  // u0 = u mod 2^s, u1 = u >> s
+};
+
+HEFT_AVX2_INLINE SplitHalves split(__m256i u, const SplitModulus& sm) {
+  return {_mm256_and_si256(u, sm.mask), _mm256_srl_epi64(u, sm.shift)};
+}
+
+struct SplitSum {
+  __m256i low, middle, high;
+};
+
+HEFT_AVX2_INLINE SplitSum split_sum_of(__m256i carried_in) {
+  return {carried_in, _mm256_setzero_si256(), _mm256_setzero_si256()};
+}
+
+HEFT_AVX2_INLINE void add_split_product(SplitSum& sum, const SplitHalves& u, const SplitHalves& v) {
+  sum.low = _mm256_add_epi64(sum.low, _mm256_mul_epu32(u.low, v.low));
+  sum.middle = _mm256_add_epi64(sum.middle, _mm256_add_epi64(_mm256_mul_epu32(u.low, v.high),
+                                                             _mm256_mul_epu32(u.high, v.low)));
+  sum.high = _mm256_add_epi64(sum.high, _mm256_mul_epu32(u.high, v.high));
+}
+
+// The sum's value mod q, in [0, q). Carrying low into middle and middle into
+// high leaves low + middle 2^s below 2^2s and high below 2^64 (its own bound
+// plus 2^(64-s)); high 2^2s mod q is one Shoup product by 2^2s mod q, which
+// takes any 64-bit input, in [0, 2q).
+HEFT_AVX2_INLINE __m256i finish(SplitSum sum, const SplitModulus& sm) {
+  sum.middle = _mm256_add_epi64(sum.middle, _mm256_srl_epi64(sum.low, sm.shift));
+  sum.high = _mm256_add_epi64(sum.high, _mm256_srl_epi64(sum.middle, sm.shift));
+  const __m256i low_part =
+      _mm256_or_si256(_mm256_and_si256(sum.low, sm.mask),
+                      _mm256_sll_epi64(_mm256_and_si256(sum.middle, sm.mask), sm.shift));  // < 2^2s
+  // low_part mod q in [0, q): below 4q two subtractions do it, otherwise
+  // (inputs wider than q) a Shoup product by 1 brings it to [0, 2q) first.
+  const __m256i low_reduced = sm.low_part_below_4q
+                                  ? reduce_once(low_part, sm.two_q)
+                                  : mul_shoup_lazy(low_part, sm.one, sm.m);  // [0, 2q)
+  const __m256i total = _mm256_add_epi64(reduce_once(low_reduced, sm.m.q),
+                                         mul_shoup_lazy(sum.high, sm.two_2s, sm.m));  // [0, 3q)
+  return reduce_once(reduce_once(total, sm.two_q), sm.m.q);
+}
+
+// dot_product_pair for q of 50 to 60 bits, coefficients [0, count) with
+// count a multiple of 4: block by block, the six split sums of each
+// coefficient live in arrays while the digits stream past, two digits per
+// pass (half the loads and stores of the sums); every chunk of digits (an
+// even number, at most max_terms) the sums are finished and the result
+// carried into the next chunk.
+void dot_product_pair_split_block(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
+                                  const uint64_t* const* b, const uint64_t* const* a, size_t k,
+                                  size_t count, const ModulusData& q) {
+  // Six 8 KB sum arrays (in L2); each pass then reads 8 KB runs of every
+  // digit and key half, which streams from DRAM better than shorter runs
+  // (the key of a large parameter set is far beyond the caches).
+  constexpr size_t kBlock = 1024;
+  alignas(32) uint64_t sums[6][kBlock];
+  const SplitModulus sm = make_split_modulus(q, 64 - __builtin_clzll(q.value));
+  const size_t chunk = sm.max_terms / 2 * 2;  // >= 6
+  const auto load_sum = [&](int first, size_t i) {
+    return SplitSum{_mm256_load_si256(reinterpret_cast<const __m256i*>(sums[first] + i)),
+                    _mm256_load_si256(reinterpret_cast<const __m256i*>(sums[first + 1] + i)),
+                    _mm256_load_si256(reinterpret_cast<const __m256i*>(sums[first + 2] + i))};
+  };
+  const auto store_sum = [&](int first, size_t i, const SplitSum& sum) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(sums[first] + i), sum.low);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(sums[first + 1] + i), sum.middle);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(sums[first + 2] + i), sum.high);
+  };
+  for (size_t start = 0; start < count; start += kBlock) {
+    const size_t size = count - start < kBlock ? count - start : kBlock;
+    for (size_t j = 0; j < k; j += 2) {
+      // Digits j and j + 1 (j alone at the end of an odd k); chunks hold an
+      // even number of digits, so a pass never straddles two.
+      const bool pair = j + 1 < k;
+      const bool first_of_chunk = j % chunk == 0;
+      const bool last_of_chunk = (j + 2) % chunk == 0 || j + 2 >= k;
+      for (size_t i = 0; i < size; i += 4) {
+        SplitSum sum0, sum1;
+        if (j == 0) {
+          sum0 = sum1 = split_sum_of(_mm256_setzero_si256());
+        } else if (first_of_chunk) {
+          // The previous chunk's finished value, kept in the low array.
+          sum0 = split_sum_of(_mm256_load_si256(reinterpret_cast<const __m256i*>(sums[0] + i)));
+          sum1 = split_sum_of(_mm256_load_si256(reinterpret_cast<const __m256i*>(sums[3] + i)));
+        } else {
+          sum0 = load_sum(0, i);
+          sum1 = load_sum(3, i);
+        }
+        const size_t at = start + i;
+        const SplitHalves xv = split(loadu(x[j] + at), sm);
+        add_split_product(sum0, xv, split(loadu(b[j] + at), sm));
+        add_split_product(sum1, xv, split(loadu(a[j] + at), sm));
+        if (pair) {
+          const SplitHalves xw = split(loadu(x[j + 1] + at), sm);
+          add_split_product(sum0, xw, split(loadu(b[j + 1] + at), sm));
+          add_split_product(sum1, xw, split(loadu(a[j + 1] + at), sm));
+        }
+        if (!last_of_chunk) {
+          store_sum(0, i, sum0);
+          store_sum(3, i, sum1);
+        } else if (j + 2 < k) {
+          _mm256_store_si256(reinterpret_cast<__m256i*>(sums[0] + i), finish(sum0, sm));
+          _mm256_store_si256(reinterpret_cast<__m256i*>(sums[3] + i), finish(sum1, sm));
+        } else {
+          storeu(out0 + at, finish(sum0, sm));
+          storeu(out1 + at, finish(sum1, sm));
+        }
+      }
+    }
+  }
+}
+
+// weighted_sum_mod's integer path when inputs and q are below 2^60:
+// coefficients [0, count), count a multiple of 8, two vectors per step so the
+// core has two independent chains of sums.
+void weighted_sum_split(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,
+                        size_t k, size_t count, const SplitModulus& sm) {
+  constexpr size_t kMaxCachedWeights = 64;
+  SplitHalves weights[kMaxCachedWeights];
+  const size_t cached = k < kMaxCachedWeights ? k : kMaxCachedWeights;
+  for (size_t i = 0; i < cached; ++i)
+    weights[i] = split(set1(w[i]), sm);
+  for (size_t c = 0; c < count; c += 8) {
+    SplitSum sum0 = split_sum_of(_mm256_setzero_si256()), sum1 = sum0;
+    for (size_t i = 0; i < k; ++i) {
+      const SplitHalves weight = i < cached ? weights[i] : split(set1(w[i]), sm);
+      const uint64_t* row = y + i * stride + c;
+      add_split_product(sum0, split(loadu(row), sm), weight);
+      add_split_product(sum1, split(loadu(row + 4), sm), weight);
+      if ((i + 1) % sm.max_terms == 0 && i + 1 < k) {
+        sum0 = split_sum_of(finish(sum0, sm));
+        sum1 = split_sum_of(finish(sum1, sm));
+      }
+    }
+    storeu(out + c, finish(sum0, sm));
+    storeu(out + c + 4, finish(sum1, sm));
+  }
+}
+
 }  // namespace
 
 void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
@@ -587,6 +787,9 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
         break;
       }
     }
+  } else if (64 - __builtin_clzll(q.value) <= kMaxSplitBits) {
+    first = n / 4 * 4;
+    dot_product_pair_split_block(out0, out1, x, b, a, k, first, q);
   } else if (q.value >= kDoubleModulusBound) {
     first = n / 4 * 4;
     dot_product_pair_wide_block(out0, out1, x, b, a, k, 0, first, q);
@@ -658,9 +861,13 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
   if (use_double(q.value) && input_bits <= 50) {
     done = n / 16 * 16;
     weighted_sum_double(out, y, stride, w, k, 0, done, q.value);
+  } else if (const int bits = std::max<int>(input_bits, 64 - __builtin_clzll(q.value));
+             bits <= kMaxSplitBits) {
+    done = n / 8 * 8;
+    weighted_sum_split(out, y, stride, w, k, done, make_split_modulus(q, bits));
   } else {
-    // Integer path: Shoup products (any 64-bit input) summed with one
-    // conditional subtraction each.
+    // Integer path for 61-bit operands: Shoup products (any 64-bit input)
+    // summed with one conditional subtraction each.
     const IntModulus m = make_int_modulus(q.value);
     constexpr size_t kMaxCachedWeights = 64;
     ShoupOperand weights[kMaxCachedWeights];
