@@ -4,6 +4,7 @@
 // exception, operands unchanged).
 #include <gtest/gtest.h>
 #include <algorithm>
+#include <array>
 
 #include <random>
 
@@ -180,6 +181,67 @@ TEST(RnsPoly, NttMultiplyMatchesNaiveNegacyclicConvolutionPerTower) {
     twice += a_ntt * b_ntt;
     EXPECT_TRUE(accumulated == twice);
   }
+}
+
+// The tensor of two degree-1 polynomials in s against per-coefficient
+// __int128 products (NTT form multiplies pointwise), at N = 2048 so that
+// towers span several of its blocks, with 50- and 60-bit primes (the double
+// and integer kernels); and at N = 16 against naive convolution.
+TEST(RnsPoly, TensorProductMatchesPointwiseProductsAndConvolution) {
+  for (int bits : {50, 60}) {
+    const std::size_t n = 2048;
+    const auto context = make_context(n, 2, bits);
+    std::mt19937_64 rng(bits);
+    std::array<RnsPoly, 4> operands;
+    for (auto& p : operands) {
+      p = RnsPoly(context, 2, Form::ntt);
+      fill_random(p, rng);
+    }
+    const auto [c0, c1, c2] = tensor_product(operands[0], operands[1], operands[2], operands[3]);
+    for (std::size_t t = 0; t < 2; ++t) {
+      const uint64_t q = context->modulus(t).value();
+      const auto at = [&](int k, std::size_t i) { return operands[k].tower(t)[i]; };
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(c0.tower(t)[i], mul_mod(at(0, i), at(2, i), q)) << bits << " bits, i=" << i;
+        ASSERT_EQ(c1.tower(t)[i],
+                  (mul_mod(at(0, i), at(3, i), q) + mul_mod(at(1, i), at(2, i), q)) % q)
+            << bits << " bits, i=" << i;
+        ASSERT_EQ(c2.tower(t)[i], mul_mod(at(1, i), at(3, i), q)) << bits << " bits, i=" << i;
+      }
+    }
+  }
+  const auto context = make_context(16, 2, 45);
+  std::mt19937_64 rng(5);
+  std::array<RnsPoly, 4> coefficients, transformed;
+  for (int k = 0; k < 4; ++k) {
+    coefficients[k] = RnsPoly(context, 2);
+    fill_random(coefficients[k], rng);
+    transformed[k] = coefficients[k].clone();
+    transformed[k].ntt();
+  }
+  auto product = tensor_product(transformed[0], transformed[1], transformed[2], transformed[3]);
+  for (auto& part : product)
+    part.intt();
+  for (std::size_t t = 0; t < 2; ++t) {
+    const uint64_t q = context->modulus(t).value();
+    const auto conv = [&](int x, int y) {
+      return naive_negacyclic(coefficients[x].tower(t), coefficients[y].tower(t), q);
+    };
+    const auto c1_left = conv(0, 3), c1_right = conv(1, 2);
+    std::vector<uint64_t> c1(16);
+    for (std::size_t i = 0; i < 16; ++i)
+      c1[i] = (c1_left[i] + c1_right[i]) % q;
+    EXPECT_TRUE(std::ranges::equal(product[0].tower(t), conv(0, 2)));
+    EXPECT_TRUE(std::ranges::equal(product[1].tower(t), c1));
+    EXPECT_TRUE(std::ranges::equal(product[2].tower(t), conv(1, 3)));
+  }
+  // Operands in coefficient form, or at another tower count, are refused.
+  EXPECT_THROW(
+      (void)tensor_product(coefficients[0], transformed[1], transformed[2], transformed[3]),
+      MismatchError);
+  RnsPoly short_one(context, 1, Form::ntt);
+  EXPECT_THROW((void)tensor_product(transformed[0], transformed[1], transformed[2], short_one),
+               MismatchError);
 }
 
 TEST(RnsPoly, ProductOfSignedPolynomialsMatchesIntegerConvolutionViaCrt) {

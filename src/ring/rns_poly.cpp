@@ -407,6 +407,38 @@ RnsPoly operator*(const RnsPoly& a, const RnsPoly& b) {
   return result;
 }
 
+std::array<RnsPoly, 3> tensor_product(const RnsPoly& a0, const RnsPoly& a1, const RnsPoly& b0,
+                                      const RnsPoly& b1) {
+  for (const RnsPoly* operand : {&a1, &b0, &b1})
+    a0.require_compatible(*operand, "tensor_product");
+  if (a0.form_ != Form::ntt) {
+    throw MismatchError(
+        "tensor_product: multiplication needs all operands in NTT form (call ntt() first)");
+  }
+  std::array<RnsPoly, 3> out;
+  for (auto& part : out)
+    part = RnsPoly(a0.context_, a0.tower_count_, a0.form_, RnsPoly::Uninitialized{});
+  // Blocks small enough that the four inputs and three outputs of one block
+  // stay in L1/L2 between the four kernel calls.
+  constexpr std::size_t kBlock = 1024;
+  detail::for_each_tower(a0.tower_count_, a0.degree_, [&](std::size_t i) {
+    const math::Modulus& q = a0.context_->modulus(i);
+    for (std::size_t begin = 0; begin < a0.degree_; begin += kBlock) {
+      const std::size_t count = std::min(kBlock, a0.degree_ - begin);
+      const auto block = [&](const RnsPoly& p) { return p.tower(i).subspan(begin, count); };
+      const auto out_block = [&](RnsPoly& p) { return p.tower(i).subspan(begin, count); };
+      math::mul_mod(block(a0), block(b0), out_block(out[0]), q);
+      math::mul_mod(block(a0), block(b1), out_block(out[1]), q);
+      math::fma_mod(block(a1), block(b0), out_block(out[1]), out_block(out[1]), q);
+      math::mul_mod(block(a1), block(b1), out_block(out[2]), q);
+    }
+  });
+  const bool secret = a0.secret_ || a1.secret_ || b0.secret_ || b1.secret_;
+  for (auto& part : out)
+    part.secret_ = secret;
+  return out;
+}
+
 RnsPoly operator-(const RnsPoly& a) {
   RnsPoly result = a.clone();
   result.negate();

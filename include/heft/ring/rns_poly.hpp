@@ -18,6 +18,7 @@
 // wipe the storage. Results computed from a secret operand are secret too.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -137,6 +138,8 @@ class RnsPoly {
   friend RnsPoly operator+(const RnsPoly& a, const RnsPoly& b);
   friend RnsPoly operator-(const RnsPoly& a, const RnsPoly& b);
   friend RnsPoly operator*(const RnsPoly& a, const RnsPoly& b);
+  friend std::array<RnsPoly, 3> tensor_product(const RnsPoly& a0, const RnsPoly& a1,
+                                               const RnsPoly& b0, const RnsPoly& b1);
 
  private:
   struct Uninitialized {};
@@ -158,5 +161,13 @@ class RnsPoly {
 [[nodiscard]] RnsPoly operator-(const RnsPoly& a, const RnsPoly& b);
 [[nodiscard]] RnsPoly operator*(const RnsPoly& a, const RnsPoly& b);
 [[nodiscard]] RnsPoly operator-(const RnsPoly& a);
+
+// The product of two degree-1 polynomials in s, (a0 + a1 s)(b0 + b1 s):
+// {a0 b0, a0 b1 + a1 b0, a1 b1}, the tensor step of ciphertext
+// multiplication. All four operands in NTT form, same context and towers.
+// One pass over the operands (block by block, so each input is read once
+// from memory) instead of four separate products.
+[[nodiscard]] std::array<RnsPoly, 3> tensor_product(const RnsPoly& a0, const RnsPoly& a1,
+                                                    const RnsPoly& b0, const RnsPoly& b1);
 
 }  // namespace heft::ring

@@ -179,11 +179,8 @@ namespace {
 // (a0 + a1 s)(b0 + b1 s) = a0 b0 + (a0 b1 + a1 b0) s + a1 b1 s^2.
 rlwe::Ciphertext tensor(const rlwe::Ciphertext& a, const rlwe::Ciphertext& b) {
   rlwe::Ciphertext out;
-  out.parts.push_back(a.parts[0] * b.parts[0]);
-  ring::RnsPoly middle = a.parts[0] * b.parts[1];
-  middle.add_product(a.parts[1], b.parts[0]);
-  out.parts.push_back(std::move(middle));
-  out.parts.push_back(a.parts[1] * b.parts[1]);
+  for (auto& part : ring::tensor_product(a.parts[0], a.parts[1], b.parts[0], b.parts[1]))
+    out.parts.push_back(std::move(part));
   return out;
 }
 

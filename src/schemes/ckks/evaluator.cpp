@@ -2,7 +2,9 @@
 // alignment, rescaling, rotations (plain, composed, hoisted), conjugation.
 #include "heft/schemes/ckks/evaluator.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "heft/math/kernels.hpp"
@@ -375,35 +377,60 @@ Ciphertext Evaluator::sub_scalar(const Ciphertext& a, std::complex<double> value
   return add_scalar(a, -value);
 }
 
+std::size_t Evaluator::product_level(const Ciphertext& a, const Ciphertext& b,
+                                     const char* operation) const {
+  if (mode_ == ScaleMode::automatic) {
+    // A pending product is rescaled first, one level down (at level 0 the
+    // rescale itself refuses, in product_operand).
+    const auto settled = [](const Ciphertext& c) {
+      return c.needs_rescale && c.level() > 0 ? c.level() - 1 : c.level();
+    };
+    return std::min(settled(a), settled(b));
+  }
+  if (a.level() != b.level()) {
+    throw MismatchError(std::string(operation) + ": operands are at levels " +
+                        std::to_string(a.level()) + " and " + std::to_string(b.level()) +
+                        "; drop one with drop_to_level first");
+  }
+  return a.level();
+}
+
+const Ciphertext& Evaluator::product_operand(const Ciphertext& a, std::size_t level,
+                                             std::optional<Ciphertext>& storage,
+                                             const char* operation) const {
+  const bool rescale_first = mode_ == ScaleMode::automatic && a.needs_rescale;
+  if (!rescale_first && a.level() == level) return a;
+  if (rescale_first) {
+    storage.emplace();
+    rescale_into(a, *storage);
+  } else {
+    storage.emplace(a.clone());
+  }
+  drop_ciphertext_to(*storage, level, operation);
+  return *storage;
+}
+
 Ciphertext Evaluator::multiply(const Ciphertext& a_in, const Ciphertext& b_in) const {
   check(a_in, "multiply");
   check(b_in, "multiply");
   if (a_in.size() != 2 || b_in.size() != 2) {
     throw InvalidArgument("multiply: operands must have 2 parts; relinearize first");
   }
-  Ciphertext a = a_in.clone();
-  Ciphertext b = b_in.clone();
-  if (mode_ == ScaleMode::automatic) {
-    if (a.needs_rescale) rescale_inplace(a);
-    if (b.needs_rescale) rescale_inplace(b);
-    const std::size_t level = std::min(a.level(), b.level());
-    drop_ciphertext_to(a, level, "multiply");
-    drop_ciphertext_to(b, level, "multiply");
-  } else if (a.level() != b.level()) {
-    throw MismatchError("multiply: operands are at levels " + std::to_string(a.level()) + " and " +
-                        std::to_string(b.level()) + "; drop one with drop_to_level first");
-  }
+  // Operands are copied only where automatic mode changes them (rescale or
+  // drop); in the common case both enter the tensor as they are.
+  const std::size_t level = product_level(a_in, b_in, "multiply");
+  std::optional<Ciphertext> a_storage, b_storage;
+  const Ciphertext& a = product_operand(a_in, level, a_storage, "multiply");
+  const Ciphertext& b = product_operand(b_in, level, b_storage, "multiply");
   const double scale = a.scale * b.scale;
   check_scale_fits(scale, a.level(), "multiply");
   Ciphertext out;
   out.scale = scale;
   out.slots = combined_slots(a.slots, b.slots);
   out.needs_rescale = true;
-  ring::RnsPoly c1 = a.parts[0] * b.parts[1];
-  c1.add_product(a.parts[1], b.parts[0]);
-  out.parts.push_back(a.parts[0] * b.parts[0]);
-  out.parts.push_back(std::move(c1));
-  out.parts.push_back(a.parts[1] * b.parts[1]);
+  auto parts = ring::tensor_product(a.parts[0], a.parts[1], b.parts[0], b.parts[1]);
+  for (auto& part : parts)
+    out.parts.push_back(std::move(part));
   return out;
 }
 
@@ -411,8 +438,9 @@ Ciphertext Evaluator::square(const Ciphertext& a_in) const {
   check(a_in, "square");
   if (a_in.size() != 2)
     throw InvalidArgument("square: operand must have 2 parts; relinearize first");
-  Ciphertext a = a_in.clone();
-  if (mode_ == ScaleMode::automatic && a.needs_rescale) rescale_inplace(a);
+  std::optional<Ciphertext> storage;
+  const Ciphertext& a =
+      product_operand(a_in, product_level(a_in, a_in, "square"), storage, "square");
   const double scale = a.scale * a.scale;
   check_scale_fits(scale, a.level(), "square");
   Ciphertext out;
