@@ -351,16 +351,16 @@ TEST(Eltwise, EverySupportedLevelMatchesInt128) {
 // The key-switching inner product: every level against sums of __int128
 // products, for term counts around the lazy-reduction intervals (the scalar
 // level reduces every 32 terms, avx2's double path folds every 4, its split
-// sums every 7 at 60 bits), lengths
+// sums after 8 terms at 60 bits and 16 at 59), lengths
 // around its blocks, and all-maximal inputs (the largest sums).
 TEST(Eltwise, DotProductPairMatchesInt128AtEveryLevel) {
   std::mt19937_64 rng(16);
   for (Isa isa : supported_isas()) {
-    for (int bits : {20, 49, 50, 55, 60, 61}) {
+    for (int bits : {20, 49, 50, 55, 59, 60, 61}) {
       if (isa == Isa::ifma && bits > 50) continue;
       const Modulus q = generate_ntt_primes(bits, 8, 1)[0];
       const uint64_t qv = q.value();
-      for (std::size_t terms : {0, 1, 3, 4, 5, 7, 8, 15, 33, 70}) {
+      for (std::size_t terms : {0, 1, 3, 4, 5, 8, 9, 16, 17, 33, 70}) {
         for (std::size_t n :
              {std::size_t{0}, std::size_t{3}, std::size_t{257}, std::size_t{1029}}) {
           for (bool maximal : {false, true}) {
@@ -410,32 +410,38 @@ TEST(Eltwise, DotProductPairRefusesBadShapesWithoutWriting) {
 
 // Base conversion's weighted sum: every level against __int128 sums, with
 // inputs up to 2^input_bits (beyond q, as residues of other primes are), term
-// counts around the lazy intervals, and lengths that leave tails.
+// counts around the lazy intervals, lengths that leave tails, and all-maximal
+// inputs (the largest sums).
 TEST(Eltwise, WeightedSumMatchesInt128AtEveryLevel) {
   std::mt19937_64 rng(17);
   for (Isa isa : supported_isas()) {
-    for (int bits : {20, 49, 50, 55, 60, 61}) {
+    for (int bits : {20, 49, 50, 55, 59, 60, 61}) {
       if (isa == Isa::ifma && bits > 50) continue;
       const Modulus q = generate_ntt_primes(bits, 8, 1)[0];
       for (int input_bits : {bits, 50, 60, 61}) {
-        for (std::size_t terms : {0, 1, 4, 5, 7, 8, 9, 15, 40}) {
+        for (std::size_t terms : {0, 1, 4, 5, 8, 9, 16, 17, 25, 40}) {
           for (std::size_t n : {std::size_t{1}, std::size_t{13}, std::size_t{256}}) {
-            const std::size_t stride = n + 3;
-            const uint64_t bound = uint64_t{1} << input_bits;
-            std::vector<uint64_t> rows = random_values(terms * stride + 1, bound, rng);
-            if (!rows.empty()) rows[0] = bound - 1;
-            std::vector<uint64_t> weights = random_values(terms, q.value(), rng);
-            if (!weights.empty()) weights[0] = q.value() - 1;
-            const FixedWeights fixed(weights, q);
-            std::vector<uint64_t> out(n, 7);
-            weighted_sum_mod(rows, stride, fixed, out, input_bits, isa);
-            for (std::size_t c = 0; c < n; ++c) {
-              u128 sum = 0;
-              for (std::size_t i = 0; i < terms; ++i)
-                sum = (sum + static_cast<u128>(rows[i * stride + c]) * weights[i]) % q.value();
-              ASSERT_EQ(out[c], static_cast<uint64_t>(sum))
-                  << to_string(isa) << " bits=" << bits << " input_bits=" << input_bits
-                  << " k=" << terms << " c=" << c;
+            for (bool maximal : {false, true}) {
+              const std::size_t stride = n + 3;
+              const uint64_t bound = uint64_t{1} << input_bits;
+              std::vector<uint64_t> rows =
+                  maximal ? std::vector<uint64_t>(terms * stride + 1, bound - 1)
+                          : random_values(terms * stride + 1, bound, rng);
+              if (!rows.empty()) rows[0] = bound - 1;
+              std::vector<uint64_t> weights = maximal ? std::vector<uint64_t>(terms, q.value() - 1)
+                                                      : random_values(terms, q.value(), rng);
+              if (!weights.empty()) weights[0] = q.value() - 1;
+              const FixedWeights fixed(weights, q);
+              std::vector<uint64_t> out(n, 7);
+              weighted_sum_mod(rows, stride, fixed, out, input_bits, isa);
+              for (std::size_t c = 0; c < n; ++c) {
+                u128 sum = 0;
+                for (std::size_t i = 0; i < terms; ++i)
+                  sum = (sum + static_cast<u128>(rows[i * stride + c]) * weights[i]) % q.value();
+                ASSERT_EQ(out[c], static_cast<uint64_t>(sum))
+                    << to_string(isa) << " bits=" << bits << " input_bits=" << input_bits
+                    << " k=" << terms << " c=" << c << " maximal=" << maximal;
+              }
             }
           }
         }

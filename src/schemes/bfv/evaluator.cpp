@@ -64,12 +64,14 @@ const Evaluator::MultiplyTables& Evaluator::multiply_tables(std::size_t level) c
   // R's NTTs then take the kernels' double-precision paths, several times
   // cheaper per product than 60-bit integer arithmetic without a 64-bit vector
   // multiplier, which outweighs the extra tower or two. With wider primes in
-  // Q the conversions take the integer paths anyway, and 60-bit primes keep R
-  // to the fewest towers.
+  // Q the conversions take the integer paths anyway; 59-bit primes keep R to
+  // about the fewest towers, and the AVX2 integer sums take 16 products of
+  // 59-bit operands before reducing (against 8 at 60 bits), so a conversion
+  // from 15 primes plus its correction row is one pass.
   bool q_fits_doubles = true;
   for (const auto& q : q_base.moduli())
     q_fits_doubles = q_fits_doubles && q.value() < (uint64_t{1} << 50);
-  const int aux_bits = q_fits_doubles ? 50 : 60;
+  const int aux_bits = q_fits_doubles ? 50 : 59;
   const std::size_t count = static_cast<std::size_t>((needed + aux_bits - 2) / (aux_bits - 1));
   std::vector<uint64_t> exclude;
   for (uint64_t q : context_->parameters().ciphertext_moduli)

@@ -584,21 +584,22 @@ void dot_product_pair_wide_block(uint64_t* out0, uint64_t* out1, const uint64_t*
 //   low = sum u0 v0 (each < 2^2s), middle = sum u0 v1 + u1 v0 (each < 2^(b+1)),
 //   high = sum u1 v1 (each < 2^(2(b-s)) <= 2^2s),
 // whose value is low + middle 2^s + high 2^2s. Four multiplies and four adds
-// per product, no carries; up to max_terms products fit (2s <= b + 1, so
-// every per-term bound is at most 2^(b+1); 7 terms at b = 60, 255 at b = 55),
-// plus a carried-in value below 2^b in low. finish() reduces the three sums
-// to [0, q).
+// per product, no carries. A sum takes first_terms products (8 at b = 60, 16
+// at b = 59, 255 at b = 55), then finish() reduces it to [0, q); a longer sum
+// carries that value into the low sum of the next chunk, which then takes
+// next_terms products.
 constexpr int kMaxSplitBits = 60;
 
 struct SplitModulus {
   IntModulus m;
-  __m128i shift;           // s
-  __m256i mask;            // 2^s - 1
-  ShoupOperand two_2s;     // 2^2s mod q, for high
-  ShoupOperand one;        // 1, to reduce a 64-bit value lazily
-  __m256i two_q;           // 2q
-  bool low_part_below_4q;  // low + middle 2^s < 2^2s <= 4q (q has b bits)
-  std::size_t max_terms;   // products per sum before it must be finished
+  __m128i shift;            // s
+  __m256i mask;             // 2^s - 1
+  ShoupOperand two_2s;      // 2^2s mod q, for high
+  ShoupOperand one;         // 1, to reduce a 64-bit value lazily
+  __m256i two_q;            // 2q
+  bool low_part_below_4q;   // low + middle 2^s < 2^2s <= 4q (q has b bits)
+  std::size_t first_terms;  // products in a sum that starts from 0
+  std::size_t next_terms;   // products in a sum that starts from a carried value
 };
 
 // b: the bit bound of both operands (2 <= b <= 60), q < 2^b.
@@ -616,13 +617,22 @@ HEFT_AVX2_INLINE SplitModulus make_split_modulus(const ModulusData& q, int b) {
   split.one = make_shoup(1, q.barrett64);
   split.two_q = set1(2 * q.value);
   split.low_part_below_4q = 64 - __builtin_clzll(q.value) == b;
-  // The largest T with 2^b + T 2^(b+1) + 2^(64-s) <= 2^64: then low (a
-  // carried-in value below 2^b plus T products below 2^2s <= 2^(b+1)) and
-  // middle (T sums below 2^(b+1)) stay below 2^64 after finish() carries.
-  const unsigned __int128 room = (static_cast<unsigned __int128>(1) << 64) -
-                                 (static_cast<unsigned __int128>(1) << (64 - s)) -
-                                 (static_cast<unsigned __int128>(1) << b);
-  split.max_terms = static_cast<std::size_t>(room >> (b + 1));
+  // Exact bounds, so that no power-of-two slack costs a term: low gets up to
+  // (2^s - 1)^2 per product on top of its carried-in value, middle up to
+  // 2 (2^s - 1)(2^(b-s) - 1) per product and, in finish(), low >> s; high
+  // (at most half middle's per-product bound, as b - s <= s) then has room
+  // for middle >> s.
+  using u128 = unsigned __int128;
+  const u128 limit = (u128{1} << 64) - 1;
+  const u128 low_half = (u128{1} << s) - 1, high_half = (u128{1} << (b - s)) - 1;
+  const u128 low_per_product = low_half * low_half;
+  const u128 middle_terms = (limit - (limit >> s)) / (2 * low_half * high_half);
+  const auto terms_from = [&](u128 carried_in) {
+    const u128 low_terms = (limit - carried_in) / low_per_product;
+    return static_cast<std::size_t>(low_terms < middle_terms ? low_terms : middle_terms);
+  };
+  split.first_terms = terms_from(0);
+  split.next_terms = terms_from((u128{1} << b) - 1);  // a finished value is below q < 2^b
   return split;
 }
 
@@ -672,9 +682,8 @@ HEFT_AVX2_INLINE __m256i finish(SplitSum sum, const SplitModulus& sm) {
 // dot_product_pair for q of 50 to 60 bits, coefficients [0, count) with
 // count a multiple of 4: block by block, the six split sums of each
 // coefficient live in arrays while the digits stream past, two digits per
-// pass (half the loads and stores of the sums); every chunk of digits (an
-// even number, at most max_terms) the sums are finished and the result
-// carried into the next chunk.
+// pass (half the loads and stores of the sums); at the end of each chunk of
+// digits the sums are finished and the result carried into the next chunk.
 void dot_product_pair_split_block(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                                   const uint64_t* const* b, const uint64_t* const* a, size_t k,
                                   size_t count, const ModulusData& q) {
@@ -684,7 +693,12 @@ void dot_product_pair_split_block(uint64_t* out0, uint64_t* out1, const uint64_t
   constexpr size_t kBlock = 1024;
   alignas(32) uint64_t sums[6][kBlock];
   const SplitModulus sm = make_split_modulus(q, 64 - __builtin_clzll(q.value));
-  const size_t chunk = sm.max_terms / 2 * 2;  // >= 6
+  // Chunks of an even number of digits (a pass never straddles two): the
+  // first of first_even digits, the others of next_even (both >= 8).
+  const size_t first_even = sm.first_terms / 2 * 2, next_even = sm.next_terms / 2 * 2;
+  const auto starts_chunk = [&](size_t j) {
+    return j == 0 || (j >= first_even && (j - first_even) % next_even == 0);
+  };
   const auto load_sum = [&](int first, size_t i) {
     return SplitSum{_mm256_load_si256(reinterpret_cast<const __m256i*>(sums[first] + i)),
                     _mm256_load_si256(reinterpret_cast<const __m256i*>(sums[first + 1] + i)),
@@ -698,11 +712,10 @@ void dot_product_pair_split_block(uint64_t* out0, uint64_t* out1, const uint64_t
   for (size_t start = 0; start < count; start += kBlock) {
     const size_t size = count - start < kBlock ? count - start : kBlock;
     for (size_t j = 0; j < k; j += 2) {
-      // Digits j and j + 1 (j alone at the end of an odd k); chunks hold an
-      // even number of digits, so a pass never straddles two.
+      // Digits j and j + 1 (j alone at the end of an odd k).
       const bool pair = j + 1 < k;
-      const bool first_of_chunk = j % chunk == 0;
-      const bool last_of_chunk = (j + 2) % chunk == 0 || j + 2 >= k;
+      const bool first_of_chunk = starts_chunk(j);
+      const bool last_of_chunk = j + 2 >= k || starts_chunk(j + 2);
       for (size_t i = 0; i < size; i += 4) {
         SplitSum sum0, sum1;
         if (j == 0) {
@@ -751,14 +764,16 @@ void weighted_sum_split(uint64_t* out, const uint64_t* y, size_t stride, const u
     weights[i] = split(set1(w[i]), sm);
   for (size_t c = 0; c < count; c += 8) {
     SplitSum sum0 = split_sum_of(_mm256_setzero_si256()), sum1 = sum0;
+    size_t room = sm.first_terms;  // products the sums can still take
     for (size_t i = 0; i < k; ++i) {
       const SplitHalves weight = i < cached ? weights[i] : split(set1(w[i]), sm);
       const uint64_t* row = y + i * stride + c;
       add_split_product(sum0, split(loadu(row), sm), weight);
       add_split_product(sum1, split(loadu(row + 4), sm), weight);
-      if ((i + 1) % sm.max_terms == 0 && i + 1 < k) {
+      if (--room == 0 && i + 1 < k) {
         sum0 = split_sum_of(finish(sum0, sm));
         sum1 = split_sum_of(finish(sum1, sm));
+        room = sm.next_terms;
       }
     }
     storeu(out + c, finish(sum0, sm));
