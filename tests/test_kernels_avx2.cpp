@@ -456,7 +456,7 @@ TEST(Avx2Eltwise, IntegerPathForSmallModuli) {
 // The same for the two sums (key switching's inner product, base
 // conversion's weighted sum): under a non-default rounding mode their split
 // and wide integer paths take every modulus, with term counts past the split
-// sums' chunk of 7 terms at 60 bits.
+// sums' chunk of 8 terms at 60 bits.
 TEST(Avx2Eltwise, IntegerSumsForEveryModulus) {
   SKIP_WITHOUT_AVX2();
   std::mt19937_64 rng(29);

@@ -413,7 +413,7 @@ std::array<RnsPoly, 3> tensor_product(const RnsPoly& a0, const RnsPoly& a1, cons
     a0.require_compatible(*operand, "tensor_product");
   if (a0.form_ != Form::ntt) {
     throw MismatchError(
-        "tensor_product: multiplication needs all operands in NTT form (call ntt() first)");
+        "RnsPoly tensor_product: multiplication needs all operands in NTT form (call ntt() first)");
   }
   std::array<RnsPoly, 3> out;
   for (auto& part : out)

@@ -66,8 +66,9 @@ const Evaluator::MultiplyTables& Evaluator::multiply_tables(std::size_t level) c
   // multiplier, which outweighs the extra tower or two. With wider primes in
   // Q the conversions take the integer paths anyway; 59-bit primes keep R to
   // about the fewest towers, and the AVX2 integer sums take 16 products of
-  // 59-bit operands before reducing (against 8 at 60 bits), so a conversion
-  // from 15 primes plus its correction row is one pass.
+  // operands up to 59 bits before reducing (against 8 at 60 bits), so with
+  // Q's primes at most 59 bits (SEAL's 55) a conversion from 15 primes plus
+  // its correction row is one pass.
   bool q_fits_doubles = true;
   for (const auto& q : q_base.moduli())
     q_fits_doubles = q_fits_doubles && q.value() < (uint64_t{1} << 50);

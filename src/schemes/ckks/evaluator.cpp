@@ -377,35 +377,21 @@ Ciphertext Evaluator::sub_scalar(const Ciphertext& a, std::complex<double> value
   return add_scalar(a, -value);
 }
 
-std::size_t Evaluator::product_level(const Ciphertext& a, const Ciphertext& b,
-                                     const char* operation) const {
-  if (mode_ == ScaleMode::automatic) {
-    // A pending product is rescaled first, one level down (at level 0 the
-    // rescale itself refuses, in product_operand).
-    const auto settled = [](const Ciphertext& c) {
-      return c.needs_rescale && c.level() > 0 ? c.level() - 1 : c.level();
-    };
-    return std::min(settled(a), settled(b));
-  }
-  if (a.level() != b.level()) {
-    throw MismatchError(std::string(operation) + ": operands are at levels " +
-                        std::to_string(a.level()) + " and " + std::to_string(b.level()) +
-                        "; drop one with drop_to_level first");
-  }
-  return a.level();
+const Ciphertext& Evaluator::settled_operand(const Ciphertext& a,
+                                             std::optional<Ciphertext>& storage) const {
+  if (mode_ != ScaleMode::automatic || !a.needs_rescale) return a;
+  Ciphertext rescaled;
+  rescale_into(a, rescaled);
+  storage = std::move(rescaled);
+  return *storage;
 }
 
-const Ciphertext& Evaluator::product_operand(const Ciphertext& a, std::size_t level,
-                                             std::optional<Ciphertext>& storage,
-                                             const char* operation) const {
-  const bool rescale_first = mode_ == ScaleMode::automatic && a.needs_rescale;
-  if (!rescale_first && a.level() == level) return a;
-  if (rescale_first) {
-    storage.emplace();
-    rescale_into(a, *storage);
-  } else {
-    storage.emplace(a.clone());
-  }
+const Ciphertext& Evaluator::operand_at_level(const Ciphertext& a, std::size_t level,
+                                              std::optional<Ciphertext>& storage,
+                                              const char* operation) const {
+  if (a.level() == level) return a;
+  // a may already be the copy in storage (a rescaled operand): drop it there.
+  if (!storage || &*storage != &a) storage.emplace(a.clone());
   drop_ciphertext_to(*storage, level, operation);
   return *storage;
 }
@@ -416,12 +402,20 @@ Ciphertext Evaluator::multiply(const Ciphertext& a_in, const Ciphertext& b_in) c
   if (a_in.size() != 2 || b_in.size() != 2) {
     throw InvalidArgument("multiply: operands must have 2 parts; relinearize first");
   }
-  // Operands are copied only where automatic mode changes them (rescale or
-  // drop); in the common case both enter the tensor as they are.
-  const std::size_t level = product_level(a_in, b_in, "multiply");
+  // Operands are copied only where automatic mode changes them (rescale,
+  // then drop to the common level); in the common case both enter the
+  // tensor as they are.
   std::optional<Ciphertext> a_storage, b_storage;
-  const Ciphertext& a = product_operand(a_in, level, a_storage, "multiply");
-  const Ciphertext& b = product_operand(b_in, level, b_storage, "multiply");
+  const Ciphertext& a_settled = settled_operand(a_in, a_storage);
+  const Ciphertext& b_settled = settled_operand(b_in, b_storage);
+  if (mode_ == ScaleMode::manual && a_settled.level() != b_settled.level()) {
+    throw MismatchError("multiply: operands are at levels " + std::to_string(a_in.level()) +
+                        " and " + std::to_string(b_in.level()) +
+                        "; drop one with drop_to_level first");
+  }
+  const std::size_t level = std::min(a_settled.level(), b_settled.level());
+  const Ciphertext& a = operand_at_level(a_settled, level, a_storage, "multiply");
+  const Ciphertext& b = operand_at_level(b_settled, level, b_storage, "multiply");
   const double scale = a.scale * b.scale;
   check_scale_fits(scale, a.level(), "multiply");
   Ciphertext out;
@@ -439,8 +433,7 @@ Ciphertext Evaluator::square(const Ciphertext& a_in) const {
   if (a_in.size() != 2)
     throw InvalidArgument("square: operand must have 2 parts; relinearize first");
   std::optional<Ciphertext> storage;
-  const Ciphertext& a =
-      product_operand(a_in, product_level(a_in, a_in, "square"), storage, "square");
+  const Ciphertext& a = settled_operand(a_in, storage);
   const double scale = a.scale * a.scale;
   check_scale_fits(scale, a.level(), "square");
   Ciphertext out;

@@ -137,16 +137,15 @@ class Evaluator {
   // Lowers a to `level` with scale `scale` (see the class comment).
   void bring_to(Ciphertext& a, std::size_t level, double scale, const char* operation) const;
   void add_or_sub(Ciphertext& a, const Ciphertext& b, bool subtract, const char* operation) const;
-  // A product's operand as it enters the tensor: a itself when it needs no
-  // change, else a rescaled (automatic mode, pending product) and/or dropped
-  // to `level` copy held in `storage`.
-  [[nodiscard]] const Ciphertext& product_operand(const Ciphertext& a, std::size_t level,
-                                                  std::optional<Ciphertext>& storage,
-                                                  const char* operation) const;
-  // The level both operands of a product meet at (automatic mode: after any
-  // pending rescale); manual mode refuses different levels.
-  [[nodiscard]] std::size_t product_level(const Ciphertext& a, const Ciphertext& b,
-                                          const char* operation) const;
+  // A product's operand with any pending rescale done (automatic mode): a
+  // itself, or its rescaled copy, held in `storage`.
+  [[nodiscard]] const Ciphertext& settled_operand(const Ciphertext& a,
+                                                  std::optional<Ciphertext>& storage) const;
+  // a at `level`: a itself when there, else a dropped copy held in `storage`
+  // (dropped in place when a is that copy already).
+  [[nodiscard]] const Ciphertext& operand_at_level(const Ciphertext& a, std::size_t level,
+                                                   std::optional<Ciphertext>& storage,
+                                                   const char* operation) const;
   // The constant polynomial value * scale (NTT form) at the first `towers` towers.
   [[nodiscard]] ring::RnsPoly constant_poly(std::complex<double> value, double scale,
                                             std::size_t towers) const;

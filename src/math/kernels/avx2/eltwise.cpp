@@ -585,9 +585,9 @@ void dot_product_pair_wide_block(uint64_t* out0, uint64_t* out1, const uint64_t*
 //   high = sum u1 v1 (each < 2^(2(b-s)) <= 2^2s),
 // whose value is low + middle 2^s + high 2^2s. Four multiplies and four adds
 // per product, no carries. A sum takes first_terms products (8 at b = 60, 16
-// at b = 59, 255 at b = 55), then finish() reduces it to [0, q); a longer sum
+// at b = 59, 256 at b = 55), then finish() reduces it to [0, q); a longer sum
 // carries that value into the low sum of the next chunk, which then takes
-// next_terms products.
+// next_terms products (8, 15 and 255).
 constexpr int kMaxSplitBits = 60;
 
 struct SplitModulus {
@@ -679,8 +679,9 @@ HEFT_AVX2_INLINE __m256i finish(SplitSum sum, const SplitModulus& sm) {
   return reduce_once(reduce_once(total, sm.two_q), sm.m.q);
 }
 
-// dot_product_pair for q of 50 to 60 bits, coefficients [0, count) with
-// count a multiple of 4: block by block, the six split sums of each
+// dot_product_pair for q of up to 60 bits that the double path does not take
+// (q >= 2^50, or any q under another rounding mode), coefficients [0, count)
+// with count a multiple of 4: block by block, the six split sums of each
 // coefficient live in arrays while the digits stream past, two digits per
 // pass (half the loads and stores of the sums); at the end of each chunk of
 // digits the sums are finished and the result carried into the next chunk.
