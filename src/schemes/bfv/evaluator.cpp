@@ -244,14 +244,9 @@ Ciphertext Evaluator::scaled_tensor(const Ciphertext& a, const Ciphertext& b, bo
   const std::array<ring::RnsPoly, 2>& b_r = same ? a_r : b_r_storage;
 
   // Step 2: the tensor product in Q_l and in R.
-  const auto tensor = [](const ring::RnsPoly& a0, const ring::RnsPoly& a1, const ring::RnsPoly& b0,
-                         const ring::RnsPoly& b1) {
-    std::array<ring::RnsPoly, 3> d{a0 * b0, a0 * b1, a1 * b1};
-    d[1].add_product(a1, b0);
-    return d;
-  };
-  std::array<ring::RnsPoly, 3> d_q = tensor(a.parts[0], a.parts[1], b.parts[0], b.parts[1]);
-  std::array<ring::RnsPoly, 3> d_r = tensor(a_r[0], a_r[1], b_r[0], b_r[1]);
+  std::array<ring::RnsPoly, 3> d_q =
+      ring::tensor_product(a.parts[0], a.parts[1], b.parts[0], b.parts[1]);
+  std::array<ring::RnsPoly, 3> d_r = ring::tensor_product(a_r[0], a_r[1], b_r[0], b_r[1]);
 
   // Steps 3 and 4: y = (t d - [t d]_Q) / Q in R, then back to Q_l. The
   // scaled converter gives -[t d]_Q Q^-1 in R directly, so y is one fused
