@@ -339,6 +339,14 @@ TEST(Bfv, BadInputIsRefusedAndOperandsUnchanged) {
   EXPECT_THROW((void)f.eval.rotate_rows(a, 1, g_keys), MismatchError);
   const rlwe::GaloisKeys f_keys = f.keygen.create_galois_keys(one);
   EXPECT_THROW((void)f.eval.rotate_rows(a, 2, f_keys), InvalidArgument);  // no key for 2
+  try {
+    (void)f.eval.rotate_rows(a, 2, f_keys);
+  } catch (const InvalidArgument& e) {
+    // The message names the operation and the step to generate a key for.
+    EXPECT_NE(std::string(e.what()).find("rotate_rows: no Galois key for step 2"),
+              std::string::npos)
+        << e.what();
+  }
   EXPECT_THROW((void)f.eval.rotate_columns(a, f_keys), InvalidArgument);
 
   // Wrong shapes and exhausted levels.

@@ -418,9 +418,16 @@ TEST(BgvEvaluator, LevelsAndCorrectionFactorsAreReconciled) {
   EXPECT_TRUE(a.ct.parts[0] == a_copy.ct.parts[0]);
   EXPECT_THROW((void)f.evaluator.mod_switch_to(low, 1), InvalidArgument);
   EXPECT_THROW((void)f.evaluator.add_scalar(a, t), InvalidArgument);
-  EXPECT_THROW(
-      (void)f.evaluator.rotate_rows(a, 5, f.keygen.create_galois_keys(std::vector<int64_t>{1})),
-      InvalidArgument);
+  const rlwe::GaloisKeys step_one = f.keygen.create_galois_keys(std::vector<int64_t>{1});
+  EXPECT_THROW((void)f.evaluator.rotate_rows(a, 5, step_one), InvalidArgument);
+  try {
+    (void)f.evaluator.rotate_rows(a, 5, step_one);
+  } catch (const InvalidArgument& e) {
+    // The message names the operation and the step to generate a key for.
+    EXPECT_NE(std::string(e.what()).find("rotate_rows: no Galois key for step 5"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -59,10 +59,18 @@ SecretKey SecretKey::clone() const {
 }
 
 const KeySwitchKey& GaloisKeys::at(uint64_t galois_element) const {
+  return at(galois_element, "GaloisKeys::at");
+}
+
+const KeySwitchKey& GaloisKeys::at(uint64_t galois_element, std::string_view operation,
+                                   std::optional<int64_t> step) const {
   const auto it = keys_.find(galois_element);
   if (it == keys_.end()) {
-    throw InvalidArgument("no Galois key for element " + std::to_string(galois_element) +
-                          ": generate it with KeyGenerator::create_galois_keys");
+    const std::string what = step ? "step " + std::to_string(*step) + " (Galois element " +
+                                        std::to_string(galois_element) + ")"
+                                  : "Galois element " + std::to_string(galois_element);
+    throw InvalidArgument(std::string(operation) + ": no Galois key for " + what +
+                          "; generate it with KeyGenerator::create_galois_keys");
   }
   return it->second;
 }

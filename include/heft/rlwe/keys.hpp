@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "heft/ring/prng.hpp"
@@ -100,6 +101,10 @@ class GaloisKeys {
   [[nodiscard]] bool has(uint64_t galois_element) const { return keys_.count(galois_element) != 0; }
   // Throws InvalidArgument naming the element if absent.
   [[nodiscard]] const KeySwitchKey& at(uint64_t galois_element) const;
+  // The same, with the message naming the caller's operation and, for a
+  // rotation, the step the user asked for (what they must generate a key for).
+  [[nodiscard]] const KeySwitchKey& at(uint64_t galois_element, std::string_view operation,
+                                       std::optional<int64_t> step = std::nullopt) const;
   // Adds (or replaces) the key for `galois_element`. InvalidArgument if the
   // key is for another element, MismatchError if it is from another context.
   void insert(uint64_t galois_element, KeySwitchKey key);

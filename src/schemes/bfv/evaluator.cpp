@@ -305,13 +305,21 @@ Ciphertext Evaluator::square(const Ciphertext& a, const rlwe::RelinKey& key) con
 
 Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
                                    const rlwe::GaloisKeys& keys) const {
-  check(a, "apply_galois");
+  return galois_image(a, galois_element, keys, "apply_galois", std::nullopt);
+}
+
+Ciphertext Evaluator::galois_image(const Ciphertext& a, uint64_t galois_element,
+                                   const rlwe::GaloisKeys& keys, const char* operation,
+                                   std::optional<int64_t> step) const {
+  check(a, operation);
   if (keys.context() != context_) {
-    throw MismatchError("apply_galois: the Galois keys belong to a different context");
+    throw MismatchError(std::string(operation) + ": the Galois keys belong to a different context");
   }
-  if (a.size() != 2) throw InvalidArgument("apply_galois: relinearize the ciphertext first");
+  if (a.size() != 2) {
+    throw InvalidArgument(std::string(operation) + ": relinearize the ciphertext first");
+  }
   if (galois_element == 1) return a.clone();
-  const rlwe::KeySwitchKey& key = keys.at(galois_element);  // throws if absent
+  const rlwe::KeySwitchKey& key = keys.at(galois_element, operation, step);
   auto [e0, e1] = rlwe::apply_galois(*context_, a.parts[0], a.parts[1], key);
   Ciphertext out;
   out.parts.push_back(std::move(e0));
@@ -321,11 +329,12 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
 
 Ciphertext Evaluator::rotate_rows(const Ciphertext& a, int64_t step,
                                   const rlwe::GaloisKeys& keys) const {
-  return apply_galois(a, context_->galois_element_for_step(step), keys);
+  return galois_image(a, context_->galois_element_for_step(step), keys, "rotate_rows", step);
 }
 
 Ciphertext Evaluator::rotate_columns(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {
-  return apply_galois(a, context_->conjugation_galois_element(), keys);
+  return galois_image(a, context_->conjugation_galois_element(), keys, "rotate_columns",
+                      std::nullopt);
 }
 
 Ciphertext Evaluator::mod_switch_to_next(const Ciphertext& a) const {

@@ -264,7 +264,8 @@ Ciphertext Evaluator::square(const Ciphertext& a, const rlwe::RelinKey& key) con
 }
 
 Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
-                                   const rlwe::GaloisKeys& keys, const char* operation) const {
+                                   const rlwe::GaloisKeys& keys, const char* operation,
+                                   std::optional<int64_t> step) const {
   check(a, operation);
   if (a.size() != 2) {
     throw InvalidArgument(std::string(operation) + ": relinearize the ciphertext first");
@@ -272,7 +273,7 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
   if (keys.context().get() != context_.get()) {
     throw MismatchError(std::string(operation) + ": the keys belong to a different context");
   }
-  const rlwe::KeySwitchKey& key = keys.at(galois_element);
+  const rlwe::KeySwitchKey& key = keys.at(galois_element, operation, step);
   check_key(key, operation);
   auto rotated = rlwe::apply_galois(*context_, a.ct.parts[0], a.ct.parts[1], key);
   Ciphertext out;
@@ -289,7 +290,7 @@ Ciphertext Evaluator::rotate_rows(const Ciphertext& a, int64_t step,
     check(a, "rotate_rows");
     return a.clone();
   }
-  return apply_galois(a, g, keys, "rotate_rows");
+  return apply_galois(a, g, keys, "rotate_rows", step);
 }
 
 Ciphertext Evaluator::rotate_columns(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {

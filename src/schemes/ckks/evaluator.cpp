@@ -636,7 +636,7 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
   check_keys(keys, "apply_galois");
   if (a.size() != 2) throw InvalidArgument("apply_galois: relinearize the ciphertext first");
   if (galois_element == 1) return a.clone();  // the identity, as in BFV/BGV
-  (void)keys.at(galois_element);
+  (void)keys.at(galois_element, "apply_galois");
   return rotate_single(a, galois_element, keys);
 }
 
@@ -698,7 +698,8 @@ std::vector<Ciphertext> Evaluator::rotate_hoisted(const Ciphertext& a,
     int64_t reduced = step % slots;
     if (reduced < 0) reduced += slots;
     const uint64_t g = reduced == 0 ? 1 : key_element_for_step(step, reduced, slots, keys);
-    if (g != 1) (void)keys.at(g);  // every key must be present before any work
+    // Every key must be present before any work.
+    if (g != 1) (void)keys.at(g, "rotate_hoisted", step);
     elements.push_back(g);
   }
   const rlwe::DecomposedPoly digits = rlwe::decompose(*context_, a.parts[1]);

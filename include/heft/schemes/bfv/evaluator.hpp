@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "heft/ring/base_converter.hpp"
@@ -90,6 +91,11 @@ class Evaluator {
   [[nodiscard]] Ciphertext mod_switch_to_next(const Ciphertext& a) const;
 
  private:
+  // apply_galois naming the caller's operation (and rotation step, if any)
+  // in its errors.
+  [[nodiscard]] Ciphertext galois_image(const Ciphertext& a, uint64_t galois_element,
+                                        const rlwe::GaloisKeys& keys, const char* operation,
+                                        std::optional<int64_t> step) const;
   struct MultiplyTables;
   const MultiplyTables& multiply_tables(std::size_t level) const;
   void check(const Ciphertext& a, const char* operation) const;

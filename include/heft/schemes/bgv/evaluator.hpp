@@ -96,8 +96,10 @@ class Evaluator {
       const char* operation) const;
   void mod_switch_inplace(Ciphertext& a) const;
   void multiply_by_constant(Ciphertext& a, uint64_t value) const;
+  // step: the rotation the caller asked for, named if its key is missing.
   [[nodiscard]] Ciphertext apply_galois(const Ciphertext& a, uint64_t galois_element,
-                                        const rlwe::GaloisKeys& keys, const char* operation) const;
+                                        const rlwe::GaloisKeys& keys, const char* operation,
+                                        std::optional<int64_t> step = std::nullopt) const;
 
   std::shared_ptr<const rlwe::Context> context_;
   ModSwitchMode mode_;
