@@ -14,6 +14,7 @@
 #include "heft/util/aligned_buffer.hpp"
 #include "heft/util/cpu_features.hpp"
 #include "heft/util/error.hpp"
+#include "heft/util/memory_pool.hpp"
 #include "heft/util/parallel.hpp"
 
 namespace heft {
@@ -157,6 +158,21 @@ TEST(CpuFeatures, ConsistentImplications) {
   if (f.avx512ifma) EXPECT_TRUE(f.avx512f);
   if (f.avx512f) EXPECT_TRUE(f.os_saves_zmm);
   EXPECT_FALSE(f.summary().empty());
+}
+
+// HEFT_POOL_LIMIT_MB: MiB counts, the default for anything else, and no
+// wrap-around for counts beyond the address space (2^44 MiB used to shift to 0).
+TEST(MemoryPool, LimitFromEnvironmentText) {
+  constexpr std::size_t kDefault = std::size_t{2048} << 20;
+  EXPECT_EQ(pool_limit_from_text(nullptr), kDefault);
+  EXPECT_EQ(pool_limit_from_text(""), kDefault);
+  EXPECT_EQ(pool_limit_from_text("abc"), kDefault);
+  EXPECT_EQ(pool_limit_from_text("12x"), kDefault);
+  EXPECT_EQ(pool_limit_from_text("-5"), kDefault);
+  EXPECT_EQ(pool_limit_from_text("0"), 0u);
+  EXPECT_EQ(pool_limit_from_text("12"), std::size_t{12} << 20);
+  EXPECT_EQ(pool_limit_from_text("17592186044416"), SIZE_MAX);           // 2^44
+  EXPECT_EQ(pool_limit_from_text("99999999999999999999999"), SIZE_MAX);  // beyond 2^64
 }
 
 }  // namespace

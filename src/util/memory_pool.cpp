@@ -1,6 +1,8 @@
 // Size-keyed free lists behind AlignedBuffer (see memory_pool.hpp for why).
 #include "heft/util/memory_pool.hpp"
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -14,20 +16,13 @@ constexpr std::size_t kAlignment = 64;
 // Small blocks are cheap for malloc and would only clutter the pool.
 constexpr std::size_t kMinPooledBytes = 16 * 1024;
 
-std::size_t limit_from_environment() {
-  if (const char* env = std::getenv("HEFT_POOL_LIMIT_MB"); env != nullptr && *env != '\0') {
-    char* end = nullptr;
-    const unsigned long long mb = std::strtoull(env, &end, 10);
-    if (end != nullptr && *end == '\0') return static_cast<std::size_t>(mb) << 20;
-  }
-  return std::size_t{2048} << 20;
-}
+constexpr std::size_t kDefaultLimitBytes = std::size_t{2048} << 20;
 
 struct Pool {
   std::mutex mutex;
   std::unordered_map<std::size_t, std::vector<void*>> free_blocks;
   std::size_t idle_bytes = 0;
-  std::size_t limit = limit_from_environment();
+  std::size_t limit = pool_limit_from_text(std::getenv("HEFT_POOL_LIMIT_MB"));
 
   ~Pool() { trim(); }
 
@@ -96,6 +91,18 @@ std::size_t pool_idle_bytes() noexcept {
 
 void pool_trim() noexcept {
   pool().trim();
+}
+
+std::size_t pool_limit_from_text(const char* text) noexcept {
+  if (text == nullptr || *text < '0' || *text > '9') return kDefaultLimitBytes;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long mb = std::strtoull(text, &end, 10);
+  if (end == nullptr || *end != '\0') return kDefaultLimitBytes;
+  // Shifting a count above SIZE_MAX / 2^20 would wrap to a small limit.
+  constexpr std::size_t kMaxMb = SIZE_MAX >> 20;
+  if (errno == ERANGE || mb > kMaxMb) return SIZE_MAX;
+  return static_cast<std::size_t>(mb) << 20;
 }
 
 }  // namespace heft

@@ -23,5 +23,9 @@ std::size_t pool_limit_bytes() noexcept;
 std::size_t pool_idle_bytes() noexcept;
 // Returns every idle block to the system.
 void pool_trim() noexcept;
+// The idle-byte limit a HEFT_POOL_LIMIT_MB value sets: a decimal count of MiB
+// (values too large for the address space mean "no limit"); null, empty or
+// not a plain decimal number gives the default, 2048 MiB.
+std::size_t pool_limit_from_text(const char* text) noexcept;
 
 }  // namespace heft
