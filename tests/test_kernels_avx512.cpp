@@ -362,9 +362,8 @@ TEST_P(KernelLevelTest, WeightedSum) {
       for (uint64_t w : weights)
         shoup.push_back(q.shoup(w));
       std::vector<uint64_t> out(n);
-      // Composed by the dispatcher from these levels' row kernels.
-      kernels::weighted_sum_rowwise(level, out.data(), rows.data(), stride, weights.data(),
-                                    shoup.data(), terms, n, input_bits, md);
+      level.weighted_sum_mod(out.data(), rows.data(), stride, weights.data(), shoup.data(), terms,
+                             n, input_bits, md);
       for (std::size_t c = 0; c < n; ++c) {
         u128 sum = 0;
         for (std::size_t i = 0; i < terms; ++i)

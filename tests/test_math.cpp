@@ -350,8 +350,9 @@ TEST(Eltwise, EverySupportedLevelMatchesInt128) {
 
 // The key-switching inner product: every level against sums of __int128
 // products, for term counts around the lazy-reduction intervals (the scalar
-// level reduces every 32 terms, avx2's double path folds every 4, its split
-// sums after 8 terms at 60 bits and 16 at 59), lengths
+// level reduces every 32 terms, avx2's double path folds every 4, ifma every
+// 8, the avx2 and avx512 split sums after 8 terms at 60 bits, 16 at 59 and
+// 256 at 55), lengths
 // around its blocks, and all-maximal inputs (the largest sums).
 TEST(Eltwise, DotProductPairMatchesInt128AtEveryLevel) {
   std::mt19937_64 rng(16);
@@ -360,7 +361,10 @@ TEST(Eltwise, DotProductPairMatchesInt128AtEveryLevel) {
       if (isa == Isa::ifma && bits > 50) continue;
       const Modulus q = generate_ntt_primes(bits, 8, 1)[0];
       const uint64_t qv = q.value();
-      for (std::size_t terms : {0, 1, 3, 4, 5, 8, 9, 16, 17, 33, 70}) {
+      // 300 crosses the split sums' first chunk at 55 bits (256 terms).
+      std::vector<std::size_t> term_counts = {0, 1, 3, 4, 5, 8, 9, 16, 17, 33, 70};
+      if (bits == 55) term_counts.push_back(300);
+      for (std::size_t terms : term_counts) {
         for (std::size_t n :
              {std::size_t{0}, std::size_t{3}, std::size_t{257}, std::size_t{1029}}) {
           for (bool maximal : {false, true}) {
@@ -419,7 +423,9 @@ TEST(Eltwise, WeightedSumMatchesInt128AtEveryLevel) {
       if (isa == Isa::ifma && bits > 50) continue;
       const Modulus q = generate_ntt_primes(bits, 8, 1)[0];
       for (int input_bits : {bits, 50, 60, 61}) {
-        for (std::size_t terms : {0, 1, 4, 5, 8, 9, 16, 17, 25, 40}) {
+        std::vector<std::size_t> term_counts = {0, 1, 4, 5, 8, 9, 16, 17, 25, 40};
+        if (bits == 55 && input_bits == 55) term_counts.push_back(300);
+        for (std::size_t terms : term_counts) {
           for (std::size_t n : {std::size_t{1}, std::size_t{13}, std::size_t{256}}) {
             for (bool maximal : {false, true}) {
               const std::size_t stride = n + 3;

@@ -133,21 +133,24 @@ HEFT_DECLARE_OUT_OF_PLACE_NTT
 HEFT_DECLARE_SUM_KERNELS
 }  // namespace avx2
 
-// The AVX-512 levels (and their emulated builds): out-of-place transforms,
-// and for ifma the inner product (q < 2^50; larger moduli go to the scalar one).
+// The AVX-512 levels (and their emulated builds): out-of-place transforms and
+// both sums; ifma's inner product has a 52-bit form of its own below 2^50,
+// its other sums are avx512's.
 namespace avx512 {
 HEFT_DECLARE_OUT_OF_PLACE_NTT
+HEFT_DECLARE_SUM_KERNELS
 }  // namespace avx512
 namespace avx512_emulated {
 HEFT_DECLARE_OUT_OF_PLACE_NTT
+HEFT_DECLARE_SUM_KERNELS
 }  // namespace avx512_emulated
 namespace ifma {
 HEFT_DECLARE_OUT_OF_PLACE_NTT
-HEFT_DECLARE_DOT_PRODUCT_PAIR
+HEFT_DECLARE_SUM_KERNELS
 }  // namespace ifma
 namespace ifma_emulated {
 HEFT_DECLARE_OUT_OF_PLACE_NTT
-HEFT_DECLARE_DOT_PRODUCT_PAIR
+HEFT_DECLARE_SUM_KERNELS
 }  // namespace ifma_emulated
 
 // Function-pointer table of one level, built by the dispatcher.
@@ -190,10 +193,9 @@ struct KernelTable {
 // The AVX-512 levels' tables, with the optional kernels they have.
 #define HEFT_AVX512_KERNEL_TABLE(ns)                                       \
   HEFT_KERNEL_TABLE_WITH(ns, &::heft::math::kernels::ns::ntt_forward_from, \
-                         &::heft::math::kernels::ns::ntt_inverse_from, nullptr, nullptr)
-#define HEFT_IFMA_KERNEL_TABLE(ns)                                         \
-  HEFT_KERNEL_TABLE_WITH(ns, &::heft::math::kernels::ns::ntt_forward_from, \
                          &::heft::math::kernels::ns::ntt_inverse_from,     \
-                         &::heft::math::kernels::ns::dot_product_pair, nullptr)
+                         &::heft::math::kernels::ns::dot_product_pair,     \
+                         &::heft::math::kernels::ns::weighted_sum_mod)
+#define HEFT_IFMA_KERNEL_TABLE(ns) HEFT_AVX512_KERNEL_TABLE(ns)
 
 }  // namespace heft::math::kernels

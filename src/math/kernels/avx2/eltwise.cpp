@@ -20,7 +20,7 @@
 // The two sums (dot_product_pair, weighted_sum_mod) add many products before
 // reducing. Below 2^50 they use the double path; for operands up to 60 bits
 // they split each operand in two halves and keep three plain 64-bit sums of
-// the partial products (see "Split-product sums"), four multiplies a product;
+// the partial products (split_sums.hpp), four multiplies a product;
 // 61-bit operands keep 128-bit sums or reduce per product.
 //
 // Conditional subtractions use the sign bit: for x, bound < 2^63, x >= bound
@@ -33,6 +33,7 @@
 
 #include "math/kernels/avx2/avx2_common.hpp"
 #include "math/kernels/kernel_api.hpp"
+#include "math/kernels/split_sums.hpp"
 
 namespace heft::math::kernels::avx2 {
 namespace {
@@ -575,212 +576,85 @@ void dot_product_pair_wide_block(uint64_t* out0, uint64_t* out1, const uint64_t*
 
 // ---- Split-product sums (integer path for operands below 2^60) ----
 //
-// With AVX2's 32 x 32-bit multiplier a full 64 x 64-bit product costs four
-// multiplies plus a carry chain, and a 128-bit running sum a carry test per
-// term. For operands below 2^b with b <= 60 a cheaper form exists: split
-// each at s = ceil(b/2) bits, u = u1 2^s + u0 and v = v1 2^s + v0 (all four
-// halves below 2^30, so _mm256_mul_epu32 takes them as they are), and keep
-// three plain 64-bit sums,
-//   low = sum u0 v0 (each < 2^2s), middle = sum u0 v1 + u1 v0 (each < 2^(b+1)),
-//   high = sum u1 v1 (each < 2^(2(b-s)) <= 2^2s),
-// whose value is low + middle 2^s + high 2^2s. Four multiplies and four adds
-// per product, no carries. A sum takes first_terms products (8 at b = 60, 16
-// at b = 59, 256 at b = 55), then finish() reduces it to [0, q); a longer sum
-// carries that value into the low sum of the next chunk, which then takes
-// next_terms products (8, 15 and 255).
-constexpr int kMaxSplitBits = 60;
-
-struct SplitModulus {
-  IntModulus m;
-  __m128i shift;            // s
-  __m256i mask;             // 2^s - 1
-  ShoupOperand two_2s;      // 2^2s mod q, for high
-  ShoupOperand one;         // 1, to reduce a 64-bit value lazily
-  __m256i two_q;            // 2q
-  bool low_part_below_4q;   // low + middle 2^s < 2^2s <= 4q (q has b bits)
-  std::size_t first_terms;  // products in a sum that starts from 0
-  std::size_t next_terms;   // products in a sum that starts from a carried value
-};
-
-// b: the bit bound of both operands (2 <= b <= 60), q < 2^b.
-HEFT_AVX2_INLINE SplitModulus make_split_modulus(const ModulusData& q, int b) {
-  const int s = (b + 1) / 2;
-  const uint64_t two_2s = (uint64_t{1} << (2 * s)) % q.value;
-  const auto shoup_of = [&](uint64_t w) {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(w) << 64) / q.value);
+// The vector policy for split_sums.hpp (see there for the method).
+class Avx2SplitOps {
+ public:
+  using Vec = __m256i;
+  static constexpr std::size_t kLanes = 4;
+  struct Halves {
+    __m256i low, high;  // u0 = u mod 2^s, u1 = u >> s
   };
-  SplitModulus split;
-  split.m = make_int_modulus(q.value);
-  split.shift = _mm_cvtsi32_si128(s);
-  split.mask = set1((uint64_t{1} << s) - 1);
-  split.two_2s = make_shoup(two_2s, shoup_of(two_2s));
-  split.one = make_shoup(1, q.barrett64);
-  split.two_q = set1(2 * q.value);
-  split.low_part_below_4q = 64 - __builtin_clzll(q.value) == b;
-  // Exact bounds, so that no power-of-two slack costs a term: low gets up to
-  // (2^s - 1)^2 per product on top of its carried-in value, middle up to
-  // 2 (2^s - 1)(2^(b-s) - 1) per product and, in finish(), low >> s; high
-  // (at most half middle's per-product bound, as b - s <= s) then has room
-  // for middle >> s.
-  using u128 = unsigned __int128;
-  const u128 limit = (u128{1} << 64) - 1;
-  const u128 low_half = (u128{1} << s) - 1, high_half = (u128{1} << (b - s)) - 1;
-  const u128 low_per_product = low_half * low_half;
-  const u128 middle_terms = (limit - (limit >> s)) / (2 * low_half * high_half);
-  const auto terms_from = [&](u128 carried_in) {
-    const u128 low_terms = (limit - carried_in) / low_per_product;
-    return static_cast<std::size_t>(low_terms < middle_terms ? low_terms : middle_terms);
+  struct Sum {
+    __m256i low, middle, high;
   };
-  split.first_terms = terms_from(0);
-  split.next_terms = terms_from((u128{1} << b) - 1);  // a finished value is below q < 2^b
-  return split;
-}
 
-struct SplitHalves {
-  __m256i low, high;  // u0 = u mod 2^s, u1 = u >> s
-};
+  // b: the bit bound of both operands (2 <= b <= 60), q < 2^b.
+  Avx2SplitOps(const ModulusData& q, int b)
+      : plan_(plan_split_sum(q.value, b)),
+        m_(make_int_modulus(q.value)),
+        shift_(_mm_cvtsi32_si128(plan_.shift)),
+        mask_(set1((uint64_t{1} << plan_.shift) - 1)),
+        two_2s_(make_shoup(plan_.two_2s_mod_q, shoup_of(plan_.two_2s_mod_q, q.value))),
+        one_(make_shoup(1, q.barrett64)),
+        two_q_(set1(2 * q.value)) {}
 
-HEFT_AVX2_INLINE SplitHalves split(__m256i u, const SplitModulus& sm) {
-  return {_mm256_and_si256(u, sm.mask), _mm256_srl_epi64(u, sm.shift)};
-}
-
-struct SplitSum {
-  __m256i low, middle, high;
-};
-
-HEFT_AVX2_INLINE SplitSum split_sum_of(__m256i carried_in) {
-  return {carried_in, _mm256_setzero_si256(), _mm256_setzero_si256()};
-}
-
-HEFT_AVX2_INLINE void add_split_product(SplitSum& sum, const SplitHalves& u, const SplitHalves& v) {
-  sum.low = _mm256_add_epi64(sum.low, _mm256_mul_epu32(u.low, v.low));
-  sum.middle = _mm256_add_epi64(sum.middle, _mm256_add_epi64(_mm256_mul_epu32(u.low, v.high),
-                                                             _mm256_mul_epu32(u.high, v.low)));
-  sum.high = _mm256_add_epi64(sum.high, _mm256_mul_epu32(u.high, v.high));
-}
-
-// The sum's value mod q, in [0, q). Carrying low into middle and middle into
-// high leaves low + middle 2^s below 2^2s and high below 2^64 (its own bound
-// plus 2^(64-s)); high 2^2s mod q is one Shoup product by 2^2s mod q, which
-// takes any 64-bit input, in [0, 2q).
-HEFT_AVX2_INLINE __m256i finish(SplitSum sum, const SplitModulus& sm) {
-  sum.middle = _mm256_add_epi64(sum.middle, _mm256_srl_epi64(sum.low, sm.shift));
-  sum.high = _mm256_add_epi64(sum.high, _mm256_srl_epi64(sum.middle, sm.shift));
-  const __m256i low_part =
-      _mm256_or_si256(_mm256_and_si256(sum.low, sm.mask),
-                      _mm256_sll_epi64(_mm256_and_si256(sum.middle, sm.mask), sm.shift));  // < 2^2s
-  // low_part mod q in [0, q): below 4q two subtractions do it, otherwise
-  // (inputs wider than q) a Shoup product by 1 brings it to [0, 2q) first.
-  const __m256i low_reduced = sm.low_part_below_4q
-                                  ? reduce_once(low_part, sm.two_q)
-                                  : mul_shoup_lazy(low_part, sm.one, sm.m);  // [0, 2q)
-  const __m256i total = _mm256_add_epi64(reduce_once(low_reduced, sm.m.q),
-                                         mul_shoup_lazy(sum.high, sm.two_2s, sm.m));  // [0, 3q)
-  return reduce_once(reduce_once(total, sm.two_q), sm.m.q);
-}
-
-// dot_product_pair for q of up to 60 bits that the double path does not take
-// (q >= 2^50, or any q under another rounding mode), coefficients [0, count)
-// with count a multiple of 4: block by block, the six split sums of each
-// coefficient live in arrays while the digits stream past, two digits per
-// pass (half the loads and stores of the sums); at the end of each chunk of
-// digits the sums are finished and the result carried into the next chunk.
-void dot_product_pair_split_block(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
-                                  const uint64_t* const* b, const uint64_t* const* a, size_t k,
-                                  size_t count, const ModulusData& q) {
-  // Six 8 KB sum arrays (in L2); each pass then reads 8 KB runs of every
-  // digit and key half, which streams from DRAM better than shorter runs
-  // (the key of a large parameter set is far beyond the caches).
-  constexpr size_t kBlock = 1024;
-  alignas(32) uint64_t sums[6][kBlock];
-  const SplitModulus sm = make_split_modulus(q, 64 - __builtin_clzll(q.value));
-  // Chunks of an even number of digits (a pass never straddles two): the
-  // first of first_even digits, the others of next_even (both >= 8).
-  const size_t first_even = sm.first_terms / 2 * 2, next_even = sm.next_terms / 2 * 2;
-  const auto starts_chunk = [&](size_t j) {
-    return j == 0 || (j >= first_even && (j - first_even) % next_even == 0);
-  };
-  const auto load_sum = [&](int first, size_t i) {
-    return SplitSum{_mm256_load_si256(reinterpret_cast<const __m256i*>(sums[first] + i)),
-                    _mm256_load_si256(reinterpret_cast<const __m256i*>(sums[first + 1] + i)),
-                    _mm256_load_si256(reinterpret_cast<const __m256i*>(sums[first + 2] + i))};
-  };
-  const auto store_sum = [&](int first, size_t i, const SplitSum& sum) {
-    _mm256_store_si256(reinterpret_cast<__m256i*>(sums[first] + i), sum.low);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(sums[first + 1] + i), sum.middle);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(sums[first + 2] + i), sum.high);
-  };
-  for (size_t start = 0; start < count; start += kBlock) {
-    const size_t size = count - start < kBlock ? count - start : kBlock;
-    for (size_t j = 0; j < k; j += 2) {
-      // Digits j and j + 1 (j alone at the end of an odd k).
-      const bool pair = j + 1 < k;
-      const bool first_of_chunk = starts_chunk(j);
-      const bool last_of_chunk = j + 2 >= k || starts_chunk(j + 2);
-      for (size_t i = 0; i < size; i += 4) {
-        SplitSum sum0, sum1;
-        if (j == 0) {
-          sum0 = sum1 = split_sum_of(_mm256_setzero_si256());
-        } else if (first_of_chunk) {
-          // The previous chunk's finished value, kept in the low array.
-          sum0 = split_sum_of(_mm256_load_si256(reinterpret_cast<const __m256i*>(sums[0] + i)));
-          sum1 = split_sum_of(_mm256_load_si256(reinterpret_cast<const __m256i*>(sums[3] + i)));
-        } else {
-          sum0 = load_sum(0, i);
-          sum1 = load_sum(3, i);
-        }
-        const size_t at = start + i;
-        const SplitHalves xv = split(loadu(x[j] + at), sm);
-        add_split_product(sum0, xv, split(loadu(b[j] + at), sm));
-        add_split_product(sum1, xv, split(loadu(a[j] + at), sm));
-        if (pair) {
-          const SplitHalves xw = split(loadu(x[j + 1] + at), sm);
-          add_split_product(sum0, xw, split(loadu(b[j + 1] + at), sm));
-          add_split_product(sum1, xw, split(loadu(a[j + 1] + at), sm));
-        }
-        if (!last_of_chunk) {
-          store_sum(0, i, sum0);
-          store_sum(3, i, sum1);
-        } else if (j + 2 < k) {
-          _mm256_store_si256(reinterpret_cast<__m256i*>(sums[0] + i), finish(sum0, sm));
-          _mm256_store_si256(reinterpret_cast<__m256i*>(sums[3] + i), finish(sum1, sm));
-        } else {
-          storeu(out0 + at, finish(sum0, sm));
-          storeu(out1 + at, finish(sum1, sm));
-        }
-      }
-    }
+  const SplitSumPlan& plan() const { return plan_; }
+  static __m256i load(const uint64_t* p) { return loadu(p); }
+  static __m256i load_aligned(const uint64_t* p) {
+    return _mm256_load_si256(reinterpret_cast<const __m256i*>(p));
   }
-}
-
-// weighted_sum_mod's integer path when inputs and q are below 2^60:
-// coefficients [0, count), count a multiple of 8, two vectors per step so the
-// core has two independent chains of sums.
-void weighted_sum_split(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,
-                        size_t k, size_t count, const SplitModulus& sm) {
-  constexpr size_t kMaxCachedWeights = 64;
-  SplitHalves weights[kMaxCachedWeights];
-  const size_t cached = k < kMaxCachedWeights ? k : kMaxCachedWeights;
-  for (size_t i = 0; i < cached; ++i)
-    weights[i] = split(set1(w[i]), sm);
-  for (size_t c = 0; c < count; c += 8) {
-    SplitSum sum0 = split_sum_of(_mm256_setzero_si256()), sum1 = sum0;
-    size_t room = sm.first_terms;  // products the sums can still take
-    for (size_t i = 0; i < k; ++i) {
-      const SplitHalves weight = i < cached ? weights[i] : split(set1(w[i]), sm);
-      const uint64_t* row = y + i * stride + c;
-      add_split_product(sum0, split(loadu(row), sm), weight);
-      add_split_product(sum1, split(loadu(row + 4), sm), weight);
-      if (--room == 0 && i + 1 < k) {
-        sum0 = split_sum_of(finish(sum0, sm));
-        sum1 = split_sum_of(finish(sum1, sm));
-        room = sm.next_terms;
-      }
-    }
-    storeu(out + c, finish(sum0, sm));
-    storeu(out + c + 4, finish(sum1, sm));
+  static void store(uint64_t* p, __m256i v) { storeu(p, v); }
+  static void store_aligned(uint64_t* p, __m256i v) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(p), v);
   }
-}
+  static __m256i broadcast(uint64_t w) { return set1(w); }
+
+  Halves split(__m256i u) const {
+    return {_mm256_and_si256(u, mask_), _mm256_srl_epi64(u, shift_)};
+  }
+  static Sum sum_of(__m256i carried_in) {
+    return {carried_in, _mm256_setzero_si256(), _mm256_setzero_si256()};
+  }
+  static void add_product(Sum& sum, const Halves& u, const Halves& v) {
+    sum.low = _mm256_add_epi64(sum.low, _mm256_mul_epu32(u.low, v.low));
+    sum.middle = _mm256_add_epi64(sum.middle, _mm256_add_epi64(_mm256_mul_epu32(u.low, v.high),
+                                                               _mm256_mul_epu32(u.high, v.low)));
+    sum.high = _mm256_add_epi64(sum.high, _mm256_mul_epu32(u.high, v.high));
+  }
+
+  // The sum's value mod q, in [0, q). Carrying low into middle and middle
+  // into high leaves low + middle 2^s below 2^2s and high below 2^64 (its own
+  // bound plus 2^(64-s)); high 2^2s mod q is one Shoup product by 2^2s mod q,
+  // which takes any 64-bit input, in [0, 2q).
+  __m256i finish(Sum sum) const {
+    sum.middle = _mm256_add_epi64(sum.middle, _mm256_srl_epi64(sum.low, shift_));
+    sum.high = _mm256_add_epi64(sum.high, _mm256_srl_epi64(sum.middle, shift_));
+    const __m256i low_part =
+        _mm256_or_si256(_mm256_and_si256(sum.low, mask_),
+                        _mm256_sll_epi64(_mm256_and_si256(sum.middle, mask_), shift_));  // < 2^2s
+    // low_part mod q in [0, q): below 4q two subtractions do it, otherwise
+    // (inputs wider than q) a Shoup product by 1 brings it to [0, 2q) first.
+    const __m256i low_reduced = plan_.low_part_below_4q
+                                    ? reduce_once(low_part, two_q_)
+                                    : mul_shoup_lazy(low_part, one_, m_);  // [0, 2q)
+    const __m256i total = _mm256_add_epi64(reduce_once(low_reduced, m_.q),
+                                           mul_shoup_lazy(sum.high, two_2s_, m_));  // [0, 3q)
+    return reduce_once(reduce_once(total, two_q_), m_.q);
+  }
+
+ private:
+  static uint64_t shoup_of(uint64_t w, uint64_t q) {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(w) << 64) / q);
+  }
+
+  SplitSumPlan plan_;
+  IntModulus m_;
+  __m128i shift_;        // s
+  __m256i mask_;         // 2^s - 1
+  ShoupOperand two_2s_;  // 2^2s mod q, for high
+  ShoupOperand one_;     // 1, to reduce a 64-bit value lazily
+  __m256i two_q_;
+};
 
 }  // namespace
 
@@ -805,7 +679,8 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
     }
   } else if (64 - __builtin_clzll(q.value) <= kMaxSplitBits) {
     first = n / 4 * 4;
-    dot_product_pair_split_block(out0, out1, x, b, a, k, first, q);
+    dot_product_pair_split(Avx2SplitOps(q, 64 - __builtin_clzll(q.value)), out0, out1, x, b, a, k,
+                           first);
   } else if (q.value >= kDoubleModulusBound) {
     first = n / 4 * 4;
     dot_product_pair_wide_block(out0, out1, x, b, a, k, 0, first, q);
@@ -880,7 +755,7 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
   } else if (const int bits = std::max<int>(input_bits, 64 - __builtin_clzll(q.value));
              bits <= kMaxSplitBits) {
     done = n / 8 * 8;
-    weighted_sum_split(out, y, stride, w, k, done, make_split_modulus(q, bits));
+    weighted_sum_split(Avx2SplitOps(q, bits), out, y, stride, w, k, done);
   } else {
     // Integer path for 61-bit operands: Shoup products (any 64-bit input)
     // summed with one conditional subtraction each.

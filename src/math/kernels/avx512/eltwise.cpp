@@ -12,6 +12,7 @@
 #include "math/kernels/avx512_eltwise_loops.hpp"
 #include "math/kernels/avx512_intrinsics.hpp"
 #include "math/kernels/kernel_api.hpp"
+#include "math/kernels/split_sums.hpp"
 
 namespace heft::math::kernels::HEFT_AVX512_NAMESPACE {
 namespace {
@@ -128,7 +129,8 @@ struct FmaMod {
 };
 
 // Shoup: a * w - Q q with Q = approximate floor(a w_shoup / 2^64): at most 1
-// (exact) + 2 (approximation) short of floor(a w / q), so in [0, 4q).
+// (exact) + 2 (approximation) short of floor(a w / q), so in [0, 4q), for any
+// 64-bit a (4q < 2^63, so the low 64 bits of the difference are exact).
 struct ShoupProduct {
   __m512i w, w_shoup, w_shoup_hi, q, two_q;
   ShoupProduct(uint64_t w_scalar, uint64_t w_shoup_scalar, uint64_t q_scalar)
@@ -137,12 +139,13 @@ struct ShoupProduct {
         w_shoup_hi(set1(w_shoup_scalar >> 32)),
         q(set1(q_scalar)),
         two_q(set1(2 * q_scalar)) {}
-  // a * w mod q in [0, q).
-  __m512i operator()(__m512i a) const {
+  // a * w mod q in [0, 4q).
+  __m512i lazy(__m512i a) const {
     const __m512i quotient = mulhi_approx(a, w_shoup, w_shoup_hi);
-    const __m512i r = _mm512_sub_epi64(_mm512_mullo_epi64(a, w), _mm512_mullo_epi64(quotient, q));
-    return reduce_once(reduce_once(r, two_q), q);
+    return _mm512_sub_epi64(_mm512_mullo_epi64(a, w), _mm512_mullo_epi64(quotient, q));
   }
+  // a * w mod q in [0, q).
+  __m512i operator()(__m512i a) const { return reduce_once(reduce_once(lazy(a), two_q), q); }
 };
 
 struct FmaScalar {
@@ -171,6 +174,80 @@ struct ReduceAny {
     const __m512i r = _mm512_sub_epi64(a, _mm512_mullo_epi64(quotient, q));
     return reduce_once(reduce_once(r, two_q), q);
   }
+};
+
+// The vector policy for split_sums.hpp (key switching's inner product and
+// base conversion's sum for operands up to 60 bits; see there for the method).
+class Avx512SplitOps {
+ public:
+  using Vec = __m512i;
+  static constexpr std::size_t kLanes = 8;
+  struct Halves {
+    __m512i low, high;  // u0 = u mod 2^s, u1 = u >> s
+  };
+  struct Sum {
+    __m512i low, middle, high;
+  };
+
+  // b: the bit bound of both operands (2 <= b <= 60), q < 2^b.
+  Avx512SplitOps(const ModulusData& q, int b)
+      : plan_(plan_split_sum(q.value, b)),
+        shift_(_mm_cvtsi32_si128(plan_.shift)),
+        mask_(set1((uint64_t{1} << plan_.shift) - 1)),
+        two_2s_(plan_.two_2s_mod_q, shoup_of(plan_.two_2s_mod_q, q.value), q.value),
+        one_(1, q.barrett64, q.value),
+        four_q_(set1(4 * q.value)) {}
+
+  const SplitSumPlan& plan() const { return plan_; }
+  static __m512i load(const uint64_t* p) { return _mm512_loadu_si512(p); }
+  static __m512i load_aligned(const uint64_t* p) { return _mm512_load_si512(p); }
+  static void store(uint64_t* p, __m512i v) { _mm512_storeu_si512(p, v); }
+  static void store_aligned(uint64_t* p, __m512i v) { _mm512_store_si512(p, v); }
+  static __m512i broadcast(uint64_t w) { return set1(w); }
+
+  Halves split(__m512i u) const {
+    return {_mm512_and_si512(u, mask_), _mm512_srl_epi64(u, shift_)};
+  }
+  static Sum sum_of(__m512i carried_in) {
+    return {carried_in, _mm512_setzero_si512(), _mm512_setzero_si512()};
+  }
+  static void add_product(Sum& sum, const Halves& u, const Halves& v) {
+    sum.low = _mm512_add_epi64(sum.low, _mm512_mul_epu32(u.low, v.low));
+    sum.middle = _mm512_add_epi64(sum.middle, _mm512_add_epi64(_mm512_mul_epu32(u.low, v.high),
+                                                               _mm512_mul_epu32(u.high, v.low)));
+    sum.high = _mm512_add_epi64(sum.high, _mm512_mul_epu32(u.high, v.high));
+  }
+
+  // The sum's value mod q, in [0, q). Carrying low into middle and middle
+  // into high leaves low + middle 2^s below 2^2s and high below 2^64 (its own
+  // bound plus 2^(64-s)); high 2^2s mod q is one Shoup product by 2^2s mod q,
+  // which takes any 64-bit input, in [0, 4q).
+  __m512i finish(Sum sum) const {
+    sum.middle = _mm512_add_epi64(sum.middle, _mm512_srl_epi64(sum.low, shift_));
+    sum.high = _mm512_add_epi64(sum.high, _mm512_srl_epi64(sum.middle, shift_));
+    const __m512i low_part =
+        _mm512_or_si512(_mm512_and_si512(sum.low, mask_),
+                        _mm512_sll_epi64(_mm512_and_si512(sum.middle, mask_), shift_));  // < 2^2s
+    // low_part mod q in [0, q): below 4q two subtractions do it, otherwise
+    // (inputs wider than q) a Shoup product by 1 does.
+    const __m512i low_reduced = plan_.low_part_below_4q
+                                    ? reduce_once(reduce_once(low_part, one_.two_q), one_.q)
+                                    : one_(low_part);
+    const __m512i total = _mm512_add_epi64(low_reduced, two_2s_.lazy(sum.high));  // [0, 5q)
+    return reduce_once(reduce_once(reduce_once(total, four_q_), one_.two_q), one_.q);
+  }
+
+ private:
+  static uint64_t shoup_of(uint64_t w, uint64_t q) {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(w) << 64) / q);
+  }
+
+  SplitSumPlan plan_;
+  __m128i shift_;        // s
+  __m512i mask_;         // 2^s - 1
+  ShoupProduct two_2s_;  // times 2^2s mod q, for high
+  ShoupProduct one_;     // times 1, to reduce a 64-bit value
+  __m512i four_q_;
 };
 
 }  // namespace
@@ -218,6 +295,63 @@ void reduce_any(uint64_t* out, const uint64_t* a, size_t n, const ModulusData& q
   map_lanes(out, n,
             ReduceAny{set1(q.value), set1(2 * q.value), set1(q.barrett64), set1(q.barrett64 >> 32)},
             a);
+}
+
+void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
+                      const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
+                      const ModulusData& q) {
+  if (k == 0) {
+    for (size_t i = 0; i < n; ++i)
+      out0[i] = out1[i] = 0;
+    return;
+  }
+  size_t first = 0;
+  if (const int bits = 64 - __builtin_clzll(q.value); bits <= kMaxSplitBits) {
+    first = n / 8 * 8;
+    dot_product_pair_split(Avx512SplitOps(q, bits), out0, out1, x, b, a, k, first);
+  }
+  // The last n mod 8 coefficients, and 61-bit moduli: a product at a time.
+  if (first < n) {
+    const size_t count = n - first;
+    mul_mod(out0 + first, x[0] + first, b[0] + first, count, q);
+    mul_mod(out1 + first, x[0] + first, a[0] + first, count, q);
+    for (size_t j = 1; j < k; ++j) {
+      fma_mod(out0 + first, x[j] + first, b[j] + first, out0 + first, count, q);
+      fma_mod(out1 + first, x[j] + first, a[j] + first, out1 + first, count, q);
+    }
+  }
+}
+
+void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,
+                      const uint64_t* w_shoup, size_t k, size_t n, uint32_t input_bits,
+                      const ModulusData& q) {
+  if (k == 0) {
+    for (size_t c = 0; c < n; ++c)
+      out[c] = 0;
+    return;
+  }
+  const int q_bits = 64 - __builtin_clzll(q.value);
+  const int bits = static_cast<int>(input_bits) > q_bits ? static_cast<int>(input_bits) : q_bits;
+  size_t done = 0;
+  if (bits <= kMaxSplitBits) {
+    done = n / 16 * 16;
+    weighted_sum_split(Avx512SplitOps(q, bits), out, y, stride, w, k, done);
+  } else {
+    // 61-bit operands: Shoup products (any 64-bit input) summed with one
+    // conditional subtraction each.
+    const __m512i qv = set1(q.value);
+    for (; done + 8 <= n; done += 8) {
+      __m512i acc = _mm512_setzero_si512();
+      for (size_t i = 0; i < k; ++i) {
+        const __m512i product =
+            ShoupProduct(w[i], w_shoup[i], q.value)(_mm512_loadu_si512(y + i * stride + done));
+        acc = reduce_once(_mm512_add_epi64(acc, product), qv);
+      }
+      _mm512_storeu_si512(out + done, acc);
+    }
+  }
+  if (done < n)
+    scalar::weighted_sum_mod(out + done, y + done, stride, w, w_shoup, k, n - done, input_bits, q);
 }
 
 }  // namespace heft::math::kernels::HEFT_AVX512_NAMESPACE
