@@ -221,14 +221,21 @@ inline void for_each_quad(uint64_t* p0, const uint64_t* in, uint64_t h,
   uint64_t* p1 = p0 + h;
   uint64_t* p2 = p1 + h;
   uint64_t* p3 = p2 + h;
-  for (uint64_t j = 0; j < h; j += 8) {
+  for (uint64_t j = 0; j < h; j += 16) {
     __m512i x0 = load(in + j), x1 = load(in + h + j), x2 = load(in + 2 * h + j),
             x3 = load(in + 3 * h + j);
+    __m512i y0 = load(in + j + 8), y1 = load(in + h + j + 8), y2 = load(in + 2 * h + j + 8),
+            y3 = load(in + 3 * h + j + 8);
     butterflies(x0, x1, x2, x3);
+    butterflies(y0, y1, y2, y3);
     store(p0 + j, x0);
     store(p1 + j, x1);
     store(p2 + j, x2);
     store(p3 + j, x3);
+    store(p0 + j + 8, y0);
+    store(p1 + j + 8, y1);
+    store(p2 + j + 8, y2);
+    store(p3 + j + 8, y3);
   }
 }
 
