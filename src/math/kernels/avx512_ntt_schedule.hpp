@@ -13,6 +13,11 @@
 //    in two registers: t = 8 pairs the two registers directly, the others pair
 //    lanes after one two-source permute per register and stage. Twiddles of
 //    t = 1 are read straight from the table in the order their lanes need.
+//    Four blocks go through these stages together (forward_blocks,
+//    inverse_blocks): one block is a chain of dependent butterflies and
+//    permutes, and four independent chains made both transforms 10-20%
+//    faster on Zen 5 than two blocks one after the other (eight spill
+//    registers and are slower).
 //  - N < 16 goes to the scalar kernels.
 //  - Out of place: the first pass reads the input array and writes the
 //    output, the later ones work in the output (input == output is in place).
@@ -143,56 +148,82 @@ inline void block_twiddles(const TwiddleTable& table, uint64_t n, uint64_t b, co
   }
 }
 
-// Forward stages t = 8, 4, 2, 1 on 16 values, then the final reduction to [0, q).
-// Reads the block at `in`, writes it at `v`.
-template <class Arith>
-inline void forward_block(uint64_t* v, const uint64_t* in, const BlockTwiddles<Arith>& w,
-                          const Permutes& p, const typename Arith::Constants& c) {
-  __m512i a = load(in);
-  __m512i b = load(in + 8);
-  Arith::forward_butterfly(a, b, w.t8, c);
-  __m512i x = permute2(a, p.low_halves, b);
-  __m512i y = permute2(a, p.high_halves, b);
-  Arith::forward_butterfly(x, y, w.t4, c);
-  a = permute2(x, p.t4_t2_first, y);
-  b = permute2(x, p.t4_t2_second, y);
-  Arith::forward_butterfly(a, b, w.t2, c);
-  x = _mm512_unpacklo_epi64(a, b);
-  y = _mm512_unpackhi_epi64(a, b);
-  Arith::forward_butterfly(x, y, w.t1, c);
-  x = Arith::reduce_forward_output(x, c);
-  y = Arith::reduce_forward_output(y, c);
-  store(v, permute2(x, p.interleave_low, y));
-  store(v + 8, permute2(x, p.interleave_high, y));
+// Forward stages t = 8, 4, 2, 1 on kBlocks blocks of 16 values, then the
+// final reduction to [0, q). Block k is read at in + 16 k and written at
+// v + 16 k. The blocks go through each stage together: a block alone is one
+// long dependency chain (four butterflies with permutes between them), and
+// interleaving them gives the out-of-order core independent work.
+template <class Arith, int kBlocks>
+inline void forward_blocks(uint64_t* v, const uint64_t* in, const BlockTwiddles<Arith>* w,
+                           const Permutes& p, const typename Arith::Constants& c) {
+  __m512i a[kBlocks], b[kBlocks], x[kBlocks], y[kBlocks];
+  for (int k = 0; k < kBlocks; ++k) {
+    a[k] = load(in + 16 * k);
+    b[k] = load(in + 16 * k + 8);
+  }
+  for (int k = 0; k < kBlocks; ++k) {
+    Arith::forward_butterfly(a[k], b[k], w[k].t8, c);
+    x[k] = permute2(a[k], p.low_halves, b[k]);
+    y[k] = permute2(a[k], p.high_halves, b[k]);
+  }
+  for (int k = 0; k < kBlocks; ++k) {
+    Arith::forward_butterfly(x[k], y[k], w[k].t4, c);
+    a[k] = permute2(x[k], p.t4_t2_first, y[k]);
+    b[k] = permute2(x[k], p.t4_t2_second, y[k]);
+  }
+  for (int k = 0; k < kBlocks; ++k) {
+    Arith::forward_butterfly(a[k], b[k], w[k].t2, c);
+    x[k] = _mm512_unpacklo_epi64(a[k], b[k]);
+    y[k] = _mm512_unpackhi_epi64(a[k], b[k]);
+  }
+  for (int k = 0; k < kBlocks; ++k) {
+    Arith::forward_butterfly(x[k], y[k], w[k].t1, c);
+    x[k] = Arith::reduce_forward_output(x[k], c);
+    y[k] = Arith::reduce_forward_output(y[k], c);
+    store(v + 16 * k, permute2(x[k], p.interleave_low, y[k]));
+    store(v + 16 * k + 8, permute2(x[k], p.interleave_high, y[k]));
+  }
 }
 
-// Inverse stages t = 1, 2, 4, 8 on 16 values. When N = 16 the t = 8 stage is
-// the last one and takes the 1/N factor (kLast).
-// Reads the block at `in`, writes it at `v`.
-template <class Arith, bool kLast>
-inline void inverse_block(uint64_t* v, const uint64_t* in, const BlockTwiddles<Arith>& w,
-                          const InverseScale<Arith>& scale, const Permutes& p,
-                          const typename Arith::Constants& c) {
-  __m512i a = load(in);
-  __m512i b = load(in + 8);
-  __m512i x = permute2(a, p.evens, b);
-  __m512i y = permute2(a, p.odds, b);
-  Arith::inverse_butterfly(x, y, w.t1, c);
-  a = _mm512_unpacklo_epi64(x, y);
-  b = _mm512_unpackhi_epi64(x, y);
-  Arith::inverse_butterfly(a, b, w.t2, c);
-  x = permute2(a, p.t4_t2_first, b);
-  y = permute2(a, p.t4_t2_second, b);
-  Arith::inverse_butterfly(x, y, w.t4, c);
-  a = permute2(x, p.low_halves, y);
-  b = permute2(x, p.high_halves, y);
-  if constexpr (kLast) {
-    Arith::inverse_butterfly_last(a, b, scale.inv_n, scale.inv_n_root, c);
-  } else {
-    Arith::inverse_butterfly(a, b, w.t8, c);
+// Inverse stages t = 1, 2, 4, 8 on kBlocks blocks of 16 values, interleaved
+// as in forward_blocks. When N = 16 the t = 8 stage is the last one and
+// takes the 1/N factor (kLast). Block k is read at in + 16 k and written at
+// v + 16 k.
+template <class Arith, int kBlocks, bool kLast>
+inline void inverse_blocks(uint64_t* v, const uint64_t* in, const BlockTwiddles<Arith>* w,
+                           const InverseScale<Arith>& scale, const Permutes& p,
+                           const typename Arith::Constants& c) {
+  __m512i a[kBlocks], b[kBlocks], x[kBlocks], y[kBlocks];
+  for (int k = 0; k < kBlocks; ++k) {
+    a[k] = load(in + 16 * k);
+    b[k] = load(in + 16 * k + 8);
+    x[k] = permute2(a[k], p.evens, b[k]);
+    y[k] = permute2(a[k], p.odds, b[k]);
   }
-  store(v, a);
-  store(v + 8, b);
+  for (int k = 0; k < kBlocks; ++k) {
+    Arith::inverse_butterfly(x[k], y[k], w[k].t1, c);
+    a[k] = _mm512_unpacklo_epi64(x[k], y[k]);
+    b[k] = _mm512_unpackhi_epi64(x[k], y[k]);
+  }
+  for (int k = 0; k < kBlocks; ++k) {
+    Arith::inverse_butterfly(a[k], b[k], w[k].t2, c);
+    x[k] = permute2(a[k], p.t4_t2_first, b[k]);
+    y[k] = permute2(a[k], p.t4_t2_second, b[k]);
+  }
+  for (int k = 0; k < kBlocks; ++k) {
+    Arith::inverse_butterfly(x[k], y[k], w[k].t4, c);
+    a[k] = permute2(x[k], p.low_halves, y[k]);
+    b[k] = permute2(x[k], p.high_halves, y[k]);
+  }
+  for (int k = 0; k < kBlocks; ++k) {
+    if constexpr (kLast) {
+      Arith::inverse_butterfly_last(a[k], b[k], scale.inv_n, scale.inv_n_root, c);
+    } else {
+      Arith::inverse_butterfly(a[k], b[k], w[k].t8, c);
+    }
+    store(v + 16 * k, a[k]);
+    store(v + 16 * k + 8, b[k]);
+  }
 }
 
 // Runs butterfly(x, y) over the vectors of two half-groups x[0, t), y[0, t),
@@ -279,16 +310,21 @@ template <class Arith>
 void forward_last4(uint64_t* values, const uint64_t* input, uint64_t n, const TwiddleTable& table,
                    const typename Arith::Constants& c) {
   const Permutes p = make_permutes();
-  BlockTwiddles<Arith> first, second;
+  BlockTwiddles<Arith> w[4];
   if (n == 16) {
-    block_twiddles(table, n, 0, p, false, first, second);
-    forward_block(values, input, first, p, c);
+    block_twiddles(table, n, 0, p, false, w[0], w[1]);
+    forward_blocks<Arith, 1>(values, input, w, p, c);
     return;
   }
-  for (uint64_t b = 0; b < n / 16; b += 2) {
-    block_twiddles(table, n, b, p, true, first, second);
-    forward_block(values + 16 * b, input + 16 * b, first, p, c);
-    forward_block(values + 16 * b + 16, input + 16 * b + 16, second, p, c);
+  if (n == 32) {
+    block_twiddles(table, n, 0, p, true, w[0], w[1]);
+    forward_blocks<Arith, 2>(values, input, w, p, c);
+    return;
+  }
+  for (uint64_t b = 0; b < n / 16; b += 4) {
+    block_twiddles(table, n, b, p, true, w[0], w[1]);
+    block_twiddles(table, n, b + 2, p, true, w[2], w[3]);
+    forward_blocks<Arith, 4>(values + 16 * b, input + 16 * b, w, p, c);
   }
 }
 
@@ -298,16 +334,21 @@ template <class Arith>
 void inverse_first4(uint64_t* values, const uint64_t* input, uint64_t n, const TwiddleTable& table,
                     const InverseScale<Arith>& scale, const typename Arith::Constants& c) {
   const Permutes p = make_permutes();
-  BlockTwiddles<Arith> first, second;
+  BlockTwiddles<Arith> w[4];
   if (n == 16) {
-    block_twiddles(table, n, 0, p, false, first, second);
-    inverse_block<Arith, true>(values, input, first, scale, p, c);
+    block_twiddles(table, n, 0, p, false, w[0], w[1]);
+    inverse_blocks<Arith, 1, true>(values, input, w, scale, p, c);
     return;
   }
-  for (uint64_t b = 0; b < n / 16; b += 2) {
-    block_twiddles(table, n, b, p, true, first, second);
-    inverse_block<Arith, false>(values + 16 * b, input + 16 * b, first, scale, p, c);
-    inverse_block<Arith, false>(values + 16 * b + 16, input + 16 * b + 16, second, scale, p, c);
+  if (n == 32) {
+    block_twiddles(table, n, 0, p, true, w[0], w[1]);
+    inverse_blocks<Arith, 2, false>(values, input, w, scale, p, c);
+    return;
+  }
+  for (uint64_t b = 0; b < n / 16; b += 4) {
+    block_twiddles(table, n, b, p, true, w[0], w[1]);
+    block_twiddles(table, n, b + 2, p, true, w[2], w[3]);
+    inverse_blocks<Arith, 4, false>(values + 16 * b, input + 16 * b, w, scale, p, c);
   }
 }
 
