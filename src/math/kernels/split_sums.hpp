@@ -31,6 +31,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "math/kernels/kernel_api.hpp"
+
 namespace heft::math::kernels {
 namespace {
 
@@ -180,6 +182,26 @@ void weighted_sum_split(const Ops& ops, uint64_t* out, const uint64_t* y, std::s
     }
     ops.store(out + c, ops.finish(sum0));
     ops.store(out + c + kLanes, ops.finish(sum1));
+  }
+}
+
+// dot_product_pair's coefficients [first, n) one product at a time, in
+// blocks of `block` coefficients (so the outputs stay in L1 while every term
+// is added): the tail that does not fill a vector, and the moduli the sums
+// above cannot take. mul_mod and fma_mod are the level's kernels. k >= 1.
+template <class MulMod, class FmaMod>
+void dot_product_pair_by_products(MulMod mul_mod, FmaMod fma_mod, uint64_t* out0, uint64_t* out1,
+                                  const uint64_t* const* x, const uint64_t* const* b,
+                                  const uint64_t* const* a, std::size_t k, std::size_t first,
+                                  std::size_t n, std::size_t block, const ModulusData& q) {
+  for (; first < n; first += block) {
+    const std::size_t count = n - first < block ? n - first : block;
+    mul_mod(out0 + first, x[0] + first, b[0] + first, count, q);
+    mul_mod(out1 + first, x[0] + first, a[0] + first, count, q);
+    for (std::size_t j = 1; j < k; ++j) {
+      fma_mod(out0 + first, x[j] + first, b[j] + first, out0 + first, count, q);
+      fma_mod(out1 + first, x[j] + first, a[j] + first, out1 + first, count, q);
+    }
   }
 }
 

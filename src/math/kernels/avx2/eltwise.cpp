@@ -687,15 +687,7 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
   }
   // The last n mod 4 coefficients (and small moduli when the rounding mode
   // rules out doubles): this level's products blockwise.
-  for (; first < n; first += kDotBlock) {
-    const size_t count = n - first < kDotBlock ? n - first : kDotBlock;
-    mul_mod(out0 + first, x[0] + first, b[0] + first, count, q);
-    mul_mod(out1 + first, x[0] + first, a[0] + first, count, q);
-    for (size_t j = 1; j < k; ++j) {
-      fma_mod(out0 + first, x[j] + first, b[j] + first, out0 + first, count, q);
-      fma_mod(out1 + first, x[j] + first, a[j] + first, out1 + first, count, q);
-    }
-  }
+  dot_product_pair_by_products(mul_mod, fma_mod, out0, out1, x, b, a, k, first, n, kDotBlock, q);
 }
 
 namespace {

@@ -311,15 +311,9 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
     dot_product_pair_split(Avx512SplitOps(q, bits), out0, out1, x, b, a, k, first);
   }
   // The last n mod 8 coefficients, and 61-bit moduli: a product at a time.
-  if (first < n) {
-    const size_t count = n - first;
-    mul_mod(out0 + first, x[0] + first, b[0] + first, count, q);
-    mul_mod(out1 + first, x[0] + first, a[0] + first, count, q);
-    for (size_t j = 1; j < k; ++j) {
-      fma_mod(out0 + first, x[j] + first, b[j] + first, out0 + first, count, q);
-      fma_mod(out1 + first, x[j] + first, a[j] + first, out1 + first, count, q);
-    }
-  }
+  constexpr size_t kProductBlock = 1024;
+  dot_product_pair_by_products(mul_mod, fma_mod, out0, out1, x, b, a, k, first, n, kProductBlock,
+                               q);
 }
 
 void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,
