@@ -331,17 +331,21 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
     done = n / 16 * 16;
     weighted_sum_split(Avx512SplitOps(q, bits), out, y, stride, w, k, done);
   } else {
-    // 61-bit operands: Shoup products (any 64-bit input) summed with one
-    // conditional subtraction each.
+    // 61-bit operands: term by term, a Shoup product (any 64-bit input) added
+    // into out with one conditional subtraction; each weight's vectors are
+    // built once.
+    done = n / 8 * 8;
     const __m512i qv = set1(q.value);
-    for (; done + 8 <= n; done += 8) {
-      __m512i acc = _mm512_setzero_si512();
-      for (size_t i = 0; i < k; ++i) {
-        const __m512i product =
-            ShoupProduct(w[i], w_shoup[i], q.value)(_mm512_loadu_si512(y + i * stride + done));
-        acc = reduce_once(_mm512_add_epi64(acc, product), qv);
+    for (size_t i = 0; i < k; ++i) {
+      const ShoupProduct weight(w[i], w_shoup[i], q.value);
+      const uint64_t* row = y + i * stride;
+      for (size_t c = 0; c < done; c += 8) {
+        const __m512i product = weight(_mm512_loadu_si512(row + c));
+        _mm512_storeu_si512(
+            out + c, i == 0
+                         ? product
+                         : reduce_once(_mm512_add_epi64(_mm512_loadu_si512(out + c), product), qv));
       }
-      _mm512_storeu_si512(out + done, acc);
     }
   }
   if (done < n)

@@ -204,7 +204,7 @@ void dot_product_pair_tail(uint64_t* out0, uint64_t* out1, const uint64_t* const
 void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                       const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
                       const ModulusData& q) {
-  if (q.value >= kModulusBound) {
+  if (q.value >= kModulusBound || k == 0) {  // avx512's also writes zeros for k = 0
     HEFT_AVX512_NAMESPACE::dot_product_pair(out0, out1, x, b, a, k, n, q);
     return;
   }
@@ -215,8 +215,8 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
   const size_t full = n / 8 * 8;
   for (size_t start = 0; start < full; start += kBlock) {
     const size_t size = full - start < kBlock ? full - start : kBlock;
-    for (size_t j = 0; j < k || j == 0; j += 2) {
-      // Digits j and j + 1 (j alone at the end of an odd k; none when k = 0).
+    for (size_t j = 0; j < k; j += 2) {
+      // Digits j and j + 1 (j alone at the end of an odd k).
       const bool last_pass = j + 2 >= k;
       for (size_t i = 0; i < size; i += 8) {
         PairSums sums{zero, zero, zero, zero};
