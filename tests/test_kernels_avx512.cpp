@@ -307,7 +307,8 @@ TEST_P(KernelLevelTest, DotProductPair) {
     const uint64_t qv = q.value();
     const ModulusData md = modulus_data(q);
     const std::vector<uint64_t> edges = {0, qv - 1, qv / 2, 1 % qv};
-    // Around the ifma form's fold every 8 terms, and none at all.
+    // Around ifma's fold every 8 terms and the split sums' chunks of 8 (60
+    // bits) and 16 / 15 (59 bits), and none at all.
     for (std::size_t terms : {0, 1, 5, 8, 9, 16, 17, 25}) {
       const std::size_t n = 1027;  // blocks of 512 and a masked tail
       std::vector<std::vector<uint64_t>> x, b, a;
@@ -321,15 +322,8 @@ TEST_P(KernelLevelTest, DotProductPair) {
         ap.push_back(a.back().data());
       }
       std::vector<uint64_t> out0(n, 1), out1(n, 1);
-      // The level's own form (ifma), else the dispatcher's composition from
-      // its mul_mod and fma_mod.
-      if (level.dot_product_pair != nullptr) {
-        level.dot_product_pair(out0.data(), out1.data(), xp.data(), bp.data(), ap.data(), terms, n,
-                               md);
-      } else {
-        kernels::dot_product_pair_blockwise(level, out0.data(), out1.data(), xp.data(), bp.data(),
-                                            ap.data(), terms, n, md);
-      }
+      level.dot_product_pair(out0.data(), out1.data(), xp.data(), bp.data(), ap.data(), terms, n,
+                             md);
       for (std::size_t i = 0; i < n; ++i) {
         u128 sum0 = 0, sum1 = 0;
         for (std::size_t j = 0; j < terms; ++j) {

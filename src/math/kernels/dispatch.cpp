@@ -381,13 +381,8 @@ void dot_product_pair(std::span<const std::span<const uint64_t>> x,
   const uint64_t* const* x_rows = pointers.data();
   const uint64_t* const* b_rows = x_rows + terms;
   const uint64_t* const* a_rows = b_rows + terms;
-  if (level.dot_product_pair != nullptr) {
-    level.dot_product_pair(out0.data(), out1.data(), x_rows, b_rows, a_rows, terms, out0.size(),
-                           data);
-  } else {
-    kernels::dot_product_pair_blockwise(level, out0.data(), out1.data(), x_rows, b_rows, a_rows,
-                                        terms, out0.size(), data);
-  }
+  level.dot_product_pair(out0.data(), out1.data(), x_rows, b_rows, a_rows, terms, out0.size(),
+                         data);
 }
 
 FixedWeights::FixedWeights(std::vector<uint64_t> weights, const Modulus& q)
@@ -424,15 +419,9 @@ void weighted_sum_mod(std::span<const uint64_t> rows, std::size_t stride,
   const Modulus& q = weights.modulus();
   const kernels::ModulusData data = modulus_data(q);
   const KernelTable& level = choose(isa, q);
-  if (level.weighted_sum_mod != nullptr) {
-    level.weighted_sum_mod(out.data(), rows.data(), stride, weights.weights().data(),
-                           weights.shoup().data(), terms, out.size(),
-                           static_cast<uint32_t>(input_bits), data);
-  } else {
-    kernels::weighted_sum_rowwise(level, out.data(), rows.data(), stride, weights.weights().data(),
-                                  weights.shoup().data(), terms, out.size(),
-                                  static_cast<uint32_t>(input_bits), data);
-  }
+  level.weighted_sum_mod(out.data(), rows.data(), stride, weights.weights().data(),
+                         weights.shoup().data(), terms, out.size(),
+                         static_cast<uint32_t>(input_bits), data);
 }
 
 }  // namespace heft::math

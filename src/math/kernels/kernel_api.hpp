@@ -96,10 +96,12 @@ HEFT_DECLARE_KERNELS(ifma)
 HEFT_DECLARE_KERNELS(avx512_emulated)
 HEFT_DECLARE_KERNELS(ifma_emulated)
 
-// Kernels only some levels have. Their table entries are null elsewhere, and
-// the dispatcher composes them from that level's other kernels (a copy then
-// the in-place transform; blockwise products), so a level needs a form of its
-// own only where it is faster. The contracts:
+// Kernels outside the element-wise set. The out-of-place transforms are
+// optional: null where a level has none (scalar), and the dispatcher then
+// copies and runs the in-place transform. The two sums are null only in
+// HEFT_KERNEL_TABLE's bare tables: every table the dispatcher runs sets them
+// (scalar and avx2 in dispatch.cpp, the AVX-512 levels through the macros
+// below), and it calls them directly. The contracts:
 //   ntt_forward_from / ntt_inverse_from: out = NTT(in) / NTT^-1(in) with the
 //     ranges of the in-place transforms; in untouched, in == out allowed.
 //   dot_product_pair: key switching's inner product, k terms sharing their
@@ -168,7 +170,7 @@ struct KernelTable {
   decltype(&scalar::reduce_from_2q) reduce_from_2q;
   decltype(&scalar::reduce_from_4q) reduce_from_4q;
   decltype(&scalar::reduce_any) reduce_any;
-  // Optional (null where the level has none; see above).
+  // Null where the level has none (see above; the sums only in bare tables).
   decltype(&avx2::ntt_forward_from) ntt_forward_from;
   decltype(&avx2::ntt_inverse_from) ntt_inverse_from;
   decltype(&scalar::dot_product_pair) dot_product_pair;
