@@ -19,6 +19,7 @@
 #include "heft/math/modulus.hpp"
 #include "heft/math/ntt_tables.hpp"
 #include "heft/math/primes.hpp"
+#include "heft/ring/automorphism.hpp"
 #include "math/kernels/composed_kernels.hpp"
 #include "math/kernels/kernel_api.hpp"
 
@@ -438,6 +439,20 @@ TEST_P(KernelLevelTest, Eltwise) {
             },
             [&](P o, C x, C, C z) { kScalar.fma_scalar_mod(o, x, w, w_shoup, z, n, qv); },
             [&](P o, C x, C, C z) { level.fma_scalar_mod(o, x, w, w_shoup, z, n, qv); });
+        check(
+            "sub_mul_scalar_mod", {0, 1},
+            [&](uint64_t x, uint64_t y, uint64_t) {
+              return static_cast<uint64_t>((u128{x} + qv - y) * w % qv);
+            },
+            [&](P o, C x, C y, C) { kScalar.sub_mul_scalar_mod(o, x, y, w, w_shoup, nullptr, n, qv); },
+            [&](P o, C x, C y, C) { level.sub_mul_scalar_mod(o, x, y, w, w_shoup, nullptr, n, qv); });
+        check(
+            "sub_mul_scalar_mod with addend", {0, 1, 2},
+            [&](uint64_t x, uint64_t y, uint64_t z) {
+              return static_cast<uint64_t>(((u128{x} + qv - y) * w + z) % qv);
+            },
+            [&](P o, C x, C y, C z) { kScalar.sub_mul_scalar_mod(o, x, y, w, w_shoup, z, n, qv); },
+            [&](P o, C x, C y, C z) { level.sub_mul_scalar_mod(o, x, y, w, w_shoup, z, n, qv); });
       }
     }
   }
@@ -493,6 +508,66 @@ TEST_P(KernelLevelTest, Reductions) {
             context);
       }
     }
+  }
+}
+
+// add_scalar_mod takes a from [0, 4q): every quarter of that range, and the
+// largest constant.
+TEST_P(KernelLevelTest, AddScalar) {
+  const KernelTable& level = kernels();
+  for (const Modulus& q : eltwise_moduli(isa())) {
+    const uint64_t qv = q.value();
+    for (std::size_t n : kSizes) {
+      const std::string context =
+          std::string(level.name) + " q = " + std::to_string(qv) + ", n = " + std::to_string(n);
+      const std::vector<uint64_t> a =
+          values_with_edges(*this, n, 4 * qv, {0, qv - 1, qv, 2 * qv - 1, 3 * qv, 4 * qv - 1});
+      for (uint64_t c : {uint64_t{0}, qv - 1, uniform(qv)}) {
+        std::vector<uint64_t> ref(n), expected(n);
+        for (std::size_t i = 0; i < n; ++i)
+          ref[i] = (a[i] + c) % qv;  // a + c < 5q < 2^64
+        kScalar.add_scalar_mod(expected.data(), a.data(), c, n, qv);
+        ASSERT_TRUE(same_values(ref, expected)) << "scalar add_scalar_mod " << context;
+        check_op(
+            "add_scalar_mod", ref, a, a, a, {0},
+            [&](uint64_t* out, const uint64_t* in, const uint64_t*, const uint64_t*) {
+              level.add_scalar_mod(out, in, c, n, qv);
+            },
+            context);
+      }
+    }
+  }
+}
+
+// permute_blocks against the plain gather for the automorphism maps (every
+// Galois element at a small N, a few at larger N), and against its defining
+// formula for arbitrary maps, whose indices may exceed n.
+TEST_P(KernelLevelTest, PermuteBlocks) {
+  const KernelTable& level = kernels();
+  for (uint64_t n : {8, 16, 64, 1024, 4096}) {
+    std::vector<uint64_t> in(n);
+    for (auto& v : in)
+      v = uniform(~uint64_t{0});
+    for (uint64_t g = 1; g < 2 * n; g += (n <= 64 ? 2 : 2 * 37)) {
+      const std::vector<uint32_t> map = ring::make_ntt_automorphism_map(n, g);
+      std::vector<uint64_t> gathered(n), out(n, 0);
+      for (std::size_t k = 0; k < n; ++k)
+        gathered[k] = in[map[k]];
+      level.permute_blocks(out.data(), in.data(), map.data(), n);
+      ASSERT_EQ(out, gathered) << level.name << " N = " << n << " g = " << g;
+    }
+    std::vector<uint32_t> arbitrary(n);
+    for (auto& index : arbitrary)
+      index = static_cast<uint32_t>(uniform(uint64_t{1} << 32));
+    std::vector<uint64_t> expected(n), out(n, 0);
+    for (std::size_t block = 0; block < n; block += 8) {
+      for (std::size_t j = 0; j < 8; ++j)
+        expected[block + j] = in[(arbitrary[block] / 8 % (n / 8)) * 8 + arbitrary[block + j] % 8];
+    }
+    level.permute_blocks(out.data(), in.data(), arbitrary.data(), n);
+    ASSERT_EQ(out, expected) << level.name << " arbitrary map, N = " << n;
+    kScalar.permute_blocks(out.data(), in.data(), arbitrary.data(), n);
+    ASSERT_EQ(out, expected) << "scalar, arbitrary map, N = " << n;
   }
 }
 

@@ -325,6 +325,19 @@ TEST(Eltwise, EverySupportedLevelMatchesInt128) {
               return static_cast<uint64_t>((static_cast<u128>(a[i]) * w + c[i]) % qv);
             },
             "fma_scalar");
+        sub_mul_scalar_mod(a, b, w, out, q, isa);
+        check(
+            [&](std::size_t i) {
+              return static_cast<uint64_t>((static_cast<u128>(a[i]) + qv - b[i]) * w % qv);
+            },
+            "sub_mul_scalar");
+        sub_fma_scalar_mod(a, b, w, c, out, q, isa);
+        check(
+            [&](std::size_t i) {
+              return static_cast<uint64_t>(((static_cast<u128>(a[i]) + qv - b[i]) * w + c[i]) %
+                                           qv);
+            },
+            "sub_fma_scalar");
         auto lazy2 = random_values(n, 2 * qv, rng), lazy4 = random_values(n, 4 * qv, rng);
         auto any = random_values(n, ~uint64_t{0}, rng);
         if (n > 0) {
@@ -334,6 +347,8 @@ TEST(Eltwise, EverySupportedLevelMatchesInt128) {
         }
         reduce_from_2q(lazy2, out, q, isa);
         check([&](std::size_t i) { return lazy2[i] % qv; }, "reduce_from_2q");
+        add_scalar_mod(lazy4, w, out, q, isa);
+        check([&](std::size_t i) { return (lazy4[i] + w) % qv; }, "add_scalar");
         reduce_from_4q(lazy4, out, q, isa);
         check([&](std::size_t i) { return lazy4[i] % qv; }, "reduce_from_4q");
         reduce_any(any, out, q, isa);
@@ -566,7 +581,20 @@ TEST(Dispatch, MismatchedSizesThrowAndLeaveOutputsAlone) {
   EXPECT_THROW(add_mod(a, b, out, q), MismatchError);
   EXPECT_THROW(mul_mod(a, a, b, q), MismatchError);
   EXPECT_THROW(mul_scalar_mod(a, q.value(), out, q), InvalidArgument);  // scalar not reduced
+  EXPECT_THROW(add_scalar_mod(a, q.value(), out, q), InvalidArgument);
+  EXPECT_THROW(sub_mul_scalar_mod(a, b, 3, out, q), MismatchError);
+  EXPECT_THROW(sub_mul_scalar_mod(a, a, q.value(), out, q), InvalidArgument);
+  EXPECT_THROW(sub_fma_scalar_mod(a, a, 3, b, out, q), MismatchError);
   EXPECT_EQ(out, std::vector<uint64_t>(4, 7));
+  // permute_blocks: the map's length, and a length that is no power of two >= 8.
+  std::vector<uint64_t> block_in(8, 1), block_out(8, 7), odd_in(12, 1), odd_out(12, 7);
+  const std::vector<uint32_t> short_map(4, 0), odd_map(12, 0);
+  EXPECT_THROW(permute_blocks(block_in, short_map, block_out), MismatchError);
+  EXPECT_THROW(permute_blocks(odd_in, odd_map, odd_out), InvalidArgument);
+  EXPECT_THROW(permute_blocks(a, short_map, out), InvalidArgument);
+  EXPECT_EQ(block_out, std::vector<uint64_t>(8, 7));
+  EXPECT_EQ(odd_out, std::vector<uint64_t>(12, 7));
+  EXPECT_THROW(permute_blocks(block_in, std::vector<uint32_t>(8, 0), block_in), InvalidArgument);
 }
 
 // Inputs that used to hang, divide by zero, run undefined shifts or give

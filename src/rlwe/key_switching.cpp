@@ -11,7 +11,6 @@
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
 #include "rlwe/key_checks.hpp"
-#include "rlwe/residue_shift.hpp"
 
 namespace heft::rlwe {
 namespace {
@@ -278,11 +277,11 @@ ring::RnsPoly mod_down_plus(const Context& context, ExtendedPoly x, const ring::
     math::ntt_forward(c, q_ring.ntt_tables(t));
     if (error_scale != 1) math::mul_scalar_mod(c, q.reduce(error_scale), c, q);
     auto tower = x.q.tower(t);
-    math::sub_mod(tower, c, tower, q);
+    const uint64_t inv_p = context.inv_special_product()[t];
     if (addend != nullptr) {
-      math::fma_scalar_mod(tower, context.inv_special_product()[t], addend->tower(t), tower, q);
+      math::sub_fma_scalar_mod(tower, c, inv_p, addend->tower(t), tower, q);
     } else {
-      math::mul_scalar_mod(tower, context.inv_special_product()[t], tower, q);
+      math::sub_mul_scalar_mod(tower, c, inv_p, tower, q);
     }
   });
   return std::move(x.q);
@@ -339,7 +338,7 @@ ring::RnsPoly mod_down_to_next_of(const Context& context, ExtendedPoly x,
       math::ntt_inverse(row, q_ring.ntt_tables(level));
     }
     if (error_scale == 1) {
-      detail::add_constant_mod(row, b.value() >> 1, b.value());
+      math::add_scalar_mod(row, b.value() >> 1, row, b);
     } else {
       const uint64_t t_mod_b = b.reduce(error_scale);
       if (t_mod_b == 0) {
@@ -364,13 +363,13 @@ ring::RnsPoly mod_down_to_next_of(const Context& context, ExtendedPoly x,
       const uint64_t p_times_last =
           q.mul(context.special_product_mod_q()[i], q.reduce(last.value()));
       const uint64_t h = q.mul(q.sub(p_times_last, 1), q.inverse(q.reduce(2)));
-      detail::sub_constant_mod(c, h, q.value());
+      math::add_scalar_mod(c, q.negate(h), c, q);
     }
     math::ntt_forward(c, q_ring.ntt_tables(i));
     if (error_scale != 1) math::mul_scalar_mod(c, q.reduce(error_scale), c, q);
     auto tower = x.q.tower(i);
-    math::sub_mod(tower, c, tower, q);
-    math::mul_scalar_mod(tower, q.mul(context.inv_special_product()[i], inv_last[i]), tower, q);
+    math::sub_mul_scalar_mod(tower, c, q.mul(context.inv_special_product()[i], inv_last[i]), tower,
+                             q);
     math::fma_scalar_mod(addend.tower(i), inv_last[i], tower, tower, q);
   });
   x.q.drop_last_towers(1);

@@ -8,7 +8,6 @@
 #include "heft/util/aligned_buffer.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
-#include "rlwe/residue_shift.hpp"
 
 namespace heft::rlwe {
 
@@ -39,7 +38,7 @@ void divide_by_last_prime(const Context& context, const ring::RnsPoly& in, ring:
   math::ntt_inverse(in.tower(level), top.span(), ring.ntt_tables(level));
   if (plain_modulus != 1)
     math::mul_scalar_mod(top.span(), last.inverse(t_mod_last), top.span(), last);
-  detail::add_constant_mod(top.span(), half, last_value);
+  math::add_scalar_mod(top.span(), half, top.span(), last);
 
   const bool in_place = &out == &in;
   ring::RnsPoly fresh;
@@ -48,24 +47,18 @@ void divide_by_last_prime(const Context& context, const ring::RnsPoly& in, ring:
   parallel_for(0, level, [&](std::size_t i) {
     const math::Modulus& q = ring.modulus(i);
     AlignedBuffer<uint64_t> lifted(n, AlignedBuffer<uint64_t>::Uninitialized{});
-    const uint64_t q_value = q.value();
-    if (last_value <= 4 * q_value) {
-      // top - h + 2 q_i = y + 2 q_i is y mod q_i and lies in [0, 4 q_i), the
-      // forward NTT's input range: one pass, no reduction (h <= 2 q_i here).
-      const uint64_t shift = 2 * q_value - half;
-      const uint64_t* __restrict from = top.data();
-      uint64_t* __restrict to = lifted.data();
-      for (std::size_t k = 0; k < n; ++k)
-        to[k] = from[k] + shift;
+    const uint64_t minus_half = q.negate(q.reduce(half));
+    if (last_value <= 4 * q.value()) {
+      // top < 4 q_i is within add_scalar_mod's input range: y mod q_i in one pass.
+      math::add_scalar_mod(top.span(), minus_half, lifted.span(), q);
     } else {
       math::reduce_any(top.span(), lifted.span(), q);
-      detail::sub_constant_mod(lifted.span(), q.reduce(half), q_value);  // y mod q_i
+      math::add_scalar_mod(lifted.span(), minus_half, lifted.span(), q);
     }
     math::ntt_forward(lifted.span(), ring.ntt_tables(i));
     const auto tower = result.tower(i);
     if (plain_modulus == 1) {
-      math::sub_mod(in.tower(i), lifted.span(), tower, q);  // (c - y) q_l^-1
-      math::mul_scalar_mod(tower, inv_last[i], tower, q);
+      math::sub_mul_scalar_mod(in.tower(i), lifted.span(), inv_last[i], tower, q);  // (c - y) q_l^-1
     } else {
       // c q_l^-1 - y (t q_l^-1)
       const uint64_t minus_t_over_last = q.negate(q.mul(q.reduce(plain_modulus), inv_last[i]));

@@ -123,6 +123,26 @@ class FixedWeights {
 void weighted_sum_mod(std::span<const uint64_t> rows, std::size_t stride,
                       const FixedWeights& weights, std::span<uint64_t> out, int input_bits,
                       std::optional<Isa> isa = std::nullopt);
+// out = a + scalar mod q (scalar in [0, q)); a may be anywhere in [0, 4q), so
+// that a residue of a modulus below 4q needs no reduction first.
+void add_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<uint64_t> out,
+                    const Modulus& q, std::optional<Isa> isa = std::nullopt);
+// out = (a - b) * scalar mod q, and (a - b) * scalar + c mod q: modulus
+// switching's subtract-and-scale in one pass over the operands.
+void sub_mul_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
+                        uint64_t scalar, std::span<uint64_t> out, const Modulus& q,
+                        std::optional<Isa> isa = std::nullopt);
+void sub_fma_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
+                        uint64_t scalar, std::span<const uint64_t> c, std::span<uint64_t> out,
+                        const Modulus& q, std::optional<Isa> isa = std::nullopt);
+// Moves whole blocks of 8 values: out[8b + j] = in[8 (map[8b] / 8 mod n / 8) +
+// map[8b + j] mod 8], n = in.size() a power of two >= 8. For a map that sends
+// every aligned block of 8 indices onto one, as the NTT-form automorphism maps
+// do (ring/automorphism.hpp), this is the gather out[k] = in[map[k]]; the
+// AVX-512 levels move a block with one load and one permute. Any map is
+// safe: indices are taken modulo n. out must not overlap in.
+void permute_blocks(std::span<const uint64_t> in, std::span<const uint32_t> map,
+                    std::span<uint64_t> out, std::optional<Isa> isa = std::nullopt);
 // out = a mod q for a in [0, 2q), [0, 4q), or any 64-bit value.
 void reduce_from_2q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
                     std::optional<Isa> isa = std::nullopt);

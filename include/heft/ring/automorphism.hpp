@@ -9,6 +9,12 @@
 // pure permutation
 //   b[k] = a[map[k]],  map[k] = brv(((g * (2*brv(k) + 1)) mod 2N - 1) / 2),
 // with no sign changes and no arithmetic.
+//
+// The map moves aligned blocks of 8 slots as wholes: for k = 8b + j, brv(k)
+// is brv(b) plus brv(j) N/8 (the top three bits), so e*g mod 2N changes by
+// multiples of N/4 within a block, which after the halving and the bit
+// reversal change only the low three bits of map[k]. A block is therefore
+// one vector load and one permute (math::permute_blocks).
 #pragma once
 
 #include <cstdint>

@@ -60,7 +60,17 @@ static inline void mask_storeu_epi64(void* p, __mmask8 k, __m512i a) {
     if (((k >> i) & 1) != 0) dst[i] = v[i];
   }
 }
+// Nor the zero-extension of eight 32-bit lanes to 64 bits.
+static inline __m512i cvtepu32_epi64(__m256i a) {
+  alignas(32) uint32_t narrow[8];
+  alignas(64) uint64_t wide[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(narrow), a);
+  for (int i = 0; i < 8; ++i)
+    wide[i] = narrow[i];
+  return _mm512_load_si512(reinterpret_cast<const void*>(wide));
+}
 }  // namespace heft_emulation
+#define _mm512_cvtepu32_epi64(a) heft_emulation::cvtepu32_epi64((a))
 // SIMDe's portable 64-bit lane add, sub and mullo compute on signed lanes, so
 // the wrap-arounds the kernels rely on (defined for the instructions, which
 // work modulo 2^64) are signed overflow in C++: undefined behaviour, and

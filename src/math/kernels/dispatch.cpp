@@ -331,6 +331,62 @@ void fma_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<cons
                                 q.value());
 }
 
+void add_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<uint64_t> out,
+                    const Modulus& q, std::optional<Isa> isa) {
+  require_same_size(a.size(), out.size(), "add_scalar_mod", "output");
+  check_scalar_operand(scalar, q, "add_scalar_mod");
+  require_in_place_or_disjoint(a, out, "add_scalar_mod");
+  choose(isa, q).add_scalar_mod(out.data(), a.data(), scalar, a.size(), q.value());
+}
+
+namespace {
+
+// (a - b) * scalar (+ c when c is not null), for the two public forms.
+void sub_mul_scalar(std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t scalar,
+                    const std::span<const uint64_t>* c, std::span<uint64_t> out,
+                    const Modulus& q, std::optional<Isa> isa, const char* operation) {
+  require_same_size(a.size(), b.size(), operation, "second operand");
+  if (c != nullptr) require_same_size(a.size(), c->size(), operation, "addend");
+  require_same_size(a.size(), out.size(), operation, "output");
+  check_scalar_operand(scalar, q, operation);
+  require_in_place_or_disjoint(a, out, operation);
+  require_in_place_or_disjoint(b, out, operation);
+  if (c != nullptr) require_in_place_or_disjoint(*c, out, operation);
+  choose(isa, q).sub_mul_scalar_mod(out.data(), a.data(), b.data(), scalar, q.shoup(scalar),
+                                    c != nullptr ? c->data() : nullptr, a.size(), q.value());
+}
+
+}  // namespace
+
+void sub_mul_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
+                        uint64_t scalar, std::span<uint64_t> out, const Modulus& q,
+                        std::optional<Isa> isa) {
+  sub_mul_scalar(a, b, scalar, nullptr, out, q, isa, "sub_mul_scalar_mod");
+}
+
+void sub_fma_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
+                        uint64_t scalar, std::span<const uint64_t> c, std::span<uint64_t> out,
+                        const Modulus& q, std::optional<Isa> isa) {
+  sub_mul_scalar(a, b, scalar, &c, out, q, isa, "sub_fma_scalar_mod");
+}
+
+void permute_blocks(std::span<const uint64_t> in, std::span<const uint32_t> map,
+                    std::span<uint64_t> out, std::optional<Isa> isa) {
+  require_same_size(in.size(), map.size(), "permute_blocks", "map");
+  require_same_size(in.size(), out.size(), "permute_blocks", "output");
+  if (in.size() < 8 || (in.size() & (in.size() - 1)) != 0) {
+    throw InvalidArgument("permute_blocks: the length " + std::to_string(in.size()) +
+                          " must be a power of two, at least 8");
+  }
+  if (overlaps(in, out)) throw InvalidArgument("permute_blocks: the output overlaps the input");
+  if (isa && !isa_supported(*isa)) {
+    throw UnsupportedError(std::string("permute_blocks: ISA level '") + to_string(*isa) +
+                           "' is not supported by this CPU");
+  }
+  kTables[static_cast<int>(isa ? *isa : active_isa())].permute_blocks(out.data(), in.data(),
+                                                                       map.data(), in.size());
+}
+
 void reduce_from_2q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
                     std::optional<Isa> isa) {
   require_same_size(a.size(), out.size(), "reduce_from_2q", "output");

@@ -81,6 +81,18 @@ struct NttTableData {
   /* out = a * w + c mod q for a fixed w (as mul_scalar_mod); inputs in [0, q) -> [0, q). */     \
   void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup,            \
                       const uint64_t* c, size_t n, uint64_t q);                                  \
+  /* out = a + c mod q for a fixed c in [0, q); a in [0, 4q) -> [0, q), so that a residue of a   \
+     modulus below 4q needs no reduction pass first. */                                          \
+  void add_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t c, size_t n, uint64_t q);       \
+  /* out = (a - b) * w (+ c) mod q for a fixed w (as mul_scalar_mod); c null: no addend; inputs  \
+     in [0, q) -> [0, q). Modulus switching's subtract-and-scale in one pass. */                 \
+  void sub_mul_scalar_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, uint64_t w,       \
+                          uint64_t w_shoup, const uint64_t* c, size_t n, uint64_t q);            \
+  /* Block permutation, n a multiple of 8, out not overlapping in: for each block b,             \
+     out[8b + j] = in[8 (map[8b] / 8 mod n / 8) + map[8b + j] mod 8]. For a map that sends each  \
+     aligned block of 8 onto one (as the NTT-form automorphism maps do) this is out[k] =         \
+     in[map[k]], with whole blocks moved by one vector permute. */                              \
+  void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t n);         \
   /* Reductions to [0, q): from [0, 2q), from [0, 4q), and from any 64-bit word. */              \
   void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                   \
   void reduce_from_4q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                   \
@@ -170,6 +182,9 @@ struct KernelTable {
   decltype(&scalar::reduce_from_2q) reduce_from_2q;
   decltype(&scalar::reduce_from_4q) reduce_from_4q;
   decltype(&scalar::reduce_any) reduce_any;
+  decltype(&scalar::add_scalar_mod) add_scalar_mod;
+  decltype(&scalar::sub_mul_scalar_mod) sub_mul_scalar_mod;
+  decltype(&scalar::permute_blocks) permute_blocks;
   // Null where the level has none (see above; the sums only in bare tables).
   decltype(&avx2::ntt_forward_from) ntt_forward_from;
   decltype(&avx2::ntt_inverse_from) ntt_inverse_from;
@@ -188,7 +203,9 @@ struct KernelTable {
         &::heft::math::kernels::ns::mul_scalar_mod, &::heft::math::kernels::ns::fma_mod,        \
         &::heft::math::kernels::ns::fma_scalar_mod, &::heft::math::kernels::ns::reduce_from_2q, \
         &::heft::math::kernels::ns::reduce_from_4q, &::heft::math::kernels::ns::reduce_any,     \
-        forward_from, inverse_from, dot_pair, weighted_sum                                      \
+        &::heft::math::kernels::ns::add_scalar_mod, &::heft::math::kernels::ns::sub_mul_scalar_mod, \
+        &::heft::math::kernels::ns::permute_blocks, forward_from, inverse_from, dot_pair,       \
+        weighted_sum                                                                            \
   }
 // Only the mandatory kernels.
 #define HEFT_KERNEL_TABLE(ns) HEFT_KERNEL_TABLE_WITH(ns, nullptr, nullptr, nullptr, nullptr)

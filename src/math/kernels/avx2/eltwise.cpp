@@ -786,6 +786,40 @@ void reduce_from_4q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
       [&](size_t i, size_t count) { scalar::reduce_from_4q(out + i, a + i, count, q); });
 }
 
+void add_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t c, size_t n, uint64_t q) {
+  // a to [0, q) first, so that every value stays below 2^63 (reduce_once's bound).
+  const __m256i qv = set1(q), two_q = set1(2 * q), cv = set1(c);
+  for_each_chunk<4>(
+      out, n,
+      [&](size_t i) {
+        const __m256i reduced = reduce_once(reduce_once(loadu(a + i), two_q), qv);
+        return reduce_once(_mm256_add_epi64(reduced, cv), qv);
+      },
+      [&](size_t i, size_t count) { scalar::add_scalar_mod(out + i, a + i, c, count, q); });
+}
+
+void sub_mul_scalar_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, uint64_t w,
+                        uint64_t w_shoup, const uint64_t* c, size_t n, uint64_t q) {
+  // The difference goes through a small buffer that stays in L1, so the
+  // operands are read once; the products are this file's own (double or
+  // integer) paths.
+  constexpr size_t kChunk = 256;
+  alignas(32) uint64_t difference[kChunk];
+  for (size_t i = 0; i < n; i += kChunk) {
+    const size_t count = std::min(kChunk, n - i);
+    sub_mod(difference, a + i, b + i, count, q);
+    if (c == nullptr) {
+      mul_scalar_mod(out + i, difference, w, w_shoup, count, q);
+    } else {
+      fma_scalar_mod(out + i, difference, w, w_shoup, c + i, count, q);
+    }
+  }
+}
+
+void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t n) {
+  scalar::permute_blocks(out, in, map, n);  // AVX2 has no 8-lane 64-bit permute
+}
+
 void reduce_any(uint64_t* out, const uint64_t* a, size_t n, const ModulusData& q) {
   // Shoup's method with w = 1, whose constant floor(2^64 / q) is barrett64:
   // a - hi64(a * barrett64) * q lies in [0, 2q) for any 64-bit a.

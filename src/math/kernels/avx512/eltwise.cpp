@@ -155,6 +155,29 @@ struct FmaScalar {
   }
 };
 
+// a from [0, 4q) to [0, q), then + c.
+struct AddScalar {
+  __m512i q, two_q, c;
+  __m512i operator()(__m512i a) const {
+    return reduce_once(_mm512_add_epi64(reduce_once(reduce_once(a, two_q), q), c), q);
+  }
+};
+
+// (a - b) w: a - b + q is in (0, 2q), within Shoup's input range.
+struct SubMulScalar {
+  ShoupProduct product;
+  __m512i operator()(__m512i a, __m512i b) const {
+    return product(_mm512_add_epi64(_mm512_sub_epi64(a, b), product.q));
+  }
+};
+
+struct SubFmaScalar {
+  SubMulScalar scaled_difference;
+  __m512i operator()(__m512i a, __m512i b, __m512i c) const {
+    return reduce_once(_mm512_add_epi64(scaled_difference(a, b), c), scaled_difference.product.q);
+  }
+};
+
 struct ReduceFrom2q {
   __m512i q;
   __m512i operator()(__m512i a) const { return reduce_once(a, q); }
@@ -281,6 +304,32 @@ void fma_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t
 void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_shoup,
                     const uint64_t* c, size_t n, uint64_t q) {
   map_lanes(out, n, FmaScalar{ShoupProduct(w, w_shoup, q)}, a, c);
+}
+
+void add_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t c, size_t n, uint64_t q) {
+  map_lanes(out, n, AddScalar{set1(q), set1(2 * q), set1(c)}, a);
+}
+
+void sub_mul_scalar_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, uint64_t w,
+                        uint64_t w_shoup, const uint64_t* c, size_t n, uint64_t q) {
+  const SubMulScalar scaled_difference{ShoupProduct(w, w_shoup, q)};
+  if (c == nullptr) {
+    map_lanes(out, n, scaled_difference, a, b);
+  } else {
+    map_lanes(out, n, SubFmaScalar{scaled_difference}, a, b, c);
+  }
+}
+
+void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t n) {
+  // One load of the source block and one permute per block: vpermq reads only
+  // the low 3 bits of each 64-bit index, which are the offsets within the block.
+  const size_t block_mask = (n - 1) & ~size_t{7};
+  for (size_t block = 0; block < n; block += 8) {
+    const __m512i offsets =
+        _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(map + block)));
+    const __m512i source = _mm512_loadu_si512(in + (map[block] & block_mask));
+    _mm512_storeu_si512(out + block, _mm512_permutexvar_epi64(offsets, source));
+  }
 }
 
 void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {

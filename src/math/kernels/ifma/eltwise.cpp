@@ -330,6 +330,36 @@ void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_sho
   map_lanes(out, n, FmaScalar{ShoupProduct(w, w_shoup, q)}, a, c);
 }
 
+void add_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t c, size_t n, uint64_t q) {
+  HEFT_AVX512_NAMESPACE::add_scalar_mod(out, a, c, n, q);
+}
+
+void sub_mul_scalar_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, uint64_t w,
+                        uint64_t w_shoup, const uint64_t* c, size_t n, uint64_t q) {
+  if (q >= kModulusBound) {
+    HEFT_AVX512_NAMESPACE::sub_mul_scalar_mod(out, a, b, w, w_shoup, c, n, q);
+    return;
+  }
+  // a - b + q < 2q < 2^51 is within the 52-bit Shoup product's input range.
+  const ShoupProduct shoup(w, w_shoup, q);
+  const auto difference = [q = shoup.q](__m512i x, __m512i y) {
+    return _mm512_add_epi64(_mm512_sub_epi64(x, y), q);
+  };
+  if (c == nullptr) {
+    const MulScalar product{shoup};
+    map_lanes(out, n, [&](__m512i x, __m512i y) { return product(difference(x, y)); }, a, b);
+  } else {
+    const FmaScalar product{shoup};
+    map_lanes(
+        out, n, [&](__m512i x, __m512i y, __m512i z) { return product(difference(x, y), z); }, a,
+        b, c);
+  }
+}
+
+void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t n) {
+  HEFT_AVX512_NAMESPACE::permute_blocks(out, in, map, n);
+}
+
 void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {
   HEFT_AVX512_NAMESPACE::reduce_from_2q(out, a, n, q);
 }

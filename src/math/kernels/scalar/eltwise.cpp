@@ -74,6 +74,30 @@ void fma_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t w, uint64_t w_sho
     out[i] = reduce_once(mul_shoup(a[i], w, w_shoup, q) + c[i], q);
 }
 
+void add_scalar_mod(uint64_t* out, const uint64_t* a, uint64_t c, size_t n, uint64_t q) {
+  // a to [0, q) first (from [0, 4q)), so that a + c < 2q needs one step.
+  for (size_t i = 0; i < n; ++i)
+    out[i] = reduce_once(reduce_once(reduce_once(a[i], 2 * q), q) + c, q);
+}
+
+void sub_mul_scalar_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, uint64_t w,
+                        uint64_t w_shoup, const uint64_t* c, size_t n, uint64_t q) {
+  // a - b + q is in (0, 2q), within Shoup's input range.
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t product = mul_shoup(a[i] - b[i] + q, w, w_shoup, q);
+    out[i] = c == nullptr ? product : reduce_once(product + c[i], q);
+  }
+}
+
+void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t n) {
+  const size_t block_mask = (n - 1) & ~size_t{7};
+  for (size_t block = 0; block < n; block += 8) {
+    const uint64_t* source = in + (map[block] & block_mask);
+    for (size_t j = 0; j < 8; ++j)
+      out[block + j] = source[map[block + j] & 7];
+  }
+}
+
 void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                       const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
                       const ModulusData& q) {
