@@ -247,8 +247,10 @@ std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const
 namespace {
 
 // mod_down with an optional addend (null: none), shared by the public forms.
+// With a Galois element g != 0 the result is also mapped by X -> X^g, each
+// tower as soon as it is final, while it is still in cache.
 ring::RnsPoly mod_down_plus(const Context& context, ExtendedPoly x, const ring::RnsPoly* addend,
-                            uint64_t error_scale) {
+                            uint64_t error_scale, uint64_t galois_element = 0) {
   const std::size_t n = context.degree();
   const std::size_t q_towers = x.q.tower_count();
   const std::size_t level = q_towers - 1;
@@ -271,6 +273,12 @@ ring::RnsPoly mod_down_plus(const Context& context, ExtendedPoly x, const ring::
   // x_q <- (x_q - [x_p]_q) * P^-1 (+ addend): exact division of x - [x]_P by
   // P, which rounds x / P (the approximate conversion adds at most K
   // multiples of P). The addend joins in the same pass as the scaling.
+  std::span<const uint32_t> galois_map;
+  ring::RnsPoly mapped;
+  if (galois_element != 0) {
+    galois_map = q_ring.ntt_automorphism_map(galois_element);
+    mapped = ring::RnsPoly::uninitialized(context.ciphertext_ring(), q_towers, ring::Form::ntt);
+  }
   parallel_for(0, q_towers, [&](std::size_t t) {
     const math::Modulus& q = q_ring.modulus(t);
     std::span<uint64_t> c(converted.data() + t * n, n);
@@ -283,8 +291,9 @@ ring::RnsPoly mod_down_plus(const Context& context, ExtendedPoly x, const ring::
     } else {
       math::sub_mul_scalar_mod(tower, c, inv_p, tower, q);
     }
+    if (galois_element != 0) math::permute_blocks(tower, galois_map, mapped.tower(t));
   });
-  return std::move(x.q);
+  return galois_element != 0 ? std::move(mapped) : std::move(x.q);
 }
 
 }  // namespace
@@ -427,11 +436,8 @@ std::array<ring::RnsPoly, 2> galois_from_products(const Context& context, const 
                                                   std::array<ExtendedPoly, 2> products,
                                                   const KeySwitchKey& galois_key) {
   const uint64_t g = galois_key.galois_element;
-  const ring::RnsPoly d0 =
-      mod_down_plus(context, std::move(products[0]), &c0, galois_key.error_scale);
-  const ring::RnsPoly d1 =
-      mod_down_plus(context, std::move(products[1]), nullptr, galois_key.error_scale);
-  return {d0.automorphism(g), d1.automorphism(g)};
+  return {mod_down_plus(context, std::move(products[0]), &c0, galois_key.error_scale, g),
+          mod_down_plus(context, std::move(products[1]), nullptr, galois_key.error_scale, g)};
 }
 
 }  // namespace
