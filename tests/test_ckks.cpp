@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <numbers>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "heft/rlwe/encryptor.hpp"
@@ -511,6 +512,13 @@ TEST(Ckks, BadInputIsRefused) {
   const rlwe::GaloisKeys keys = a.keygen.create_galois_keys(std::vector<int64_t>{1});
   EXPECT_THROW((void)a.eval.rotate(ca, 3, keys), InvalidArgument);  // missing key
   EXPECT_THROW((void)a.eval.conjugate(ca, keys), InvalidArgument);
+  try {
+    (void)a.eval.conjugate(ca, keys);
+  } catch (const InvalidArgument& e) {
+    // The message names the operation the caller used and the missing key.
+    EXPECT_NE(std::string(e.what()).find("conjugate: no conjugation key"), std::string::npos)
+        << e.what();
+  }
   EXPECT_THROW((void)a.eval.rescale(a.eval.drop_to_level(ca, 0)),
                InvalidArgument);  // no level left
   EXPECT_THROW((void)a.eval.multiply_monomial(ca, 4 * a.context->degree()), InvalidArgument);

@@ -639,11 +639,17 @@ TEST(CkksEncoder, BadInputThrowsAndChangesNothing) {
   EXPECT_THROW((void)encoder.decode_real(foreign), MismatchError);
   EXPECT_THROW((void)encoder.decode(rlwe::Plaintext{}), InvalidArgument);
   const auto good = encoder.encode(values, scale, 1);
-  for (std::size_t bad_slots : {std::size_t{0}, std::size_t{3}, std::size_t{1024}}) {
+  for (std::size_t bad_slots : {std::size_t{3}, std::size_t{1024}}) {
     rlwe::Plaintext bad = good.clone();
     bad.slots = bad_slots;
     EXPECT_THROW((void)encoder.decode(bad), InvalidArgument);
   }
+  // A slot count of 0 means all N/2 slots, as it does for encode and the
+  // evaluator (good has all of them).
+  ASSERT_EQ(good.slots, context->degree() / 2);
+  rlwe::Plaintext all_slots = good.clone();
+  all_slots.slots = 0;
+  EXPECT_EQ(encoder.decode(all_slots), encoder.decode(good));
   for (double bad_scale : {0.0, -2.0, std::nan("")}) {
     rlwe::Plaintext bad = good.clone();
     bad.scale = bad_scale;

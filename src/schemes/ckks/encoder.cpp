@@ -563,14 +563,15 @@ std::vector<std::complex<double>> Encoder::decode(const rlwe::Plaintext& plain) 
   if (plain.poly.context() != ring_) {
     throw MismatchError("CKKS decode: the plaintext was made under another context");
   }
-  if (!is_power_of_two(plain.slots) || plain.slots > max_slots()) {
+  // 0 means all N/2 slots, as for encode and the evaluator.
+  const std::size_t n = plain.slots == 0 ? max_slots() : plain.slots;
+  if (!is_power_of_two(n) || n > max_slots()) {
     throw InvalidArgument("CKKS decode: the plaintext's slot count " + std::to_string(plain.slots) +
-                          " is not a power of two in [1, N/2 = " + std::to_string(max_slots()) +
-                          "]");
+                          " is not 0 (all) or a power of two in [1, N/2 = " +
+                          std::to_string(max_slots()) + "]");
   }
   check_scale(plain.scale, "decode");
 
-  const std::size_t n = plain.slots;
   const std::size_t count = 2 * n;
   const std::size_t gap = degree_ / count;
   const std::size_t towers = plain.poly.tower_count();

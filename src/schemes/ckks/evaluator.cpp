@@ -683,7 +683,16 @@ uint64_t Evaluator::key_element_for_step(int64_t step, int64_t reduced, int64_t 
 }
 
 Ciphertext Evaluator::conjugate(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {
-  return apply_galois(a, context_->conjugation_galois_element(), keys);
+  check(a, "conjugate");
+  check_keys(keys, "conjugate");
+  if (a.size() != 2) throw InvalidArgument("conjugate: relinearize the ciphertext first");
+  const uint64_t g = context_->conjugation_galois_element();
+  if (!keys.has(g)) {
+    throw InvalidArgument(
+        "conjugate: no conjugation key (Galois element " + std::to_string(g) +
+        "); generate it with KeyGenerator::create_galois_keys(steps, include_conjugation = true)");
+  }
+  return rotate_single(a, g, keys);
 }
 
 std::vector<Ciphertext> Evaluator::rotate_hoisted(const Ciphertext& a,
