@@ -444,8 +444,12 @@ TEST_P(KernelLevelTest, Eltwise) {
             [&](uint64_t x, uint64_t y, uint64_t) {
               return static_cast<uint64_t>((u128{x} + qv - y) * w % qv);
             },
-            [&](P o, C x, C y, C) { kScalar.sub_mul_scalar_mod(o, x, y, w, w_shoup, nullptr, n, qv); },
-            [&](P o, C x, C y, C) { level.sub_mul_scalar_mod(o, x, y, w, w_shoup, nullptr, n, qv); });
+            [&](P o, C x, C y, C) {
+              kScalar.sub_mul_scalar_mod(o, x, y, w, w_shoup, nullptr, n, qv);
+            },
+            [&](P o, C x, C y, C) {
+              level.sub_mul_scalar_mod(o, x, y, w, w_shoup, nullptr, n, qv);
+            });
         check(
             "sub_mul_scalar_mod with addend", {0, 1, 2},
             [&](uint64_t x, uint64_t y, uint64_t z) {

@@ -334,8 +334,7 @@ TEST(Eltwise, EverySupportedLevelMatchesInt128) {
         sub_fma_scalar_mod(a, b, w, c, out, q, isa);
         check(
             [&](std::size_t i) {
-              return static_cast<uint64_t>(((static_cast<u128>(a[i]) + qv - b[i]) * w + c[i]) %
-                                           qv);
+              return static_cast<uint64_t>(((static_cast<u128>(a[i]) + qv - b[i]) * w + c[i]) % qv);
             },
             "sub_fma_scalar");
         auto lazy2 = random_values(n, 2 * qv, rng), lazy4 = random_values(n, 4 * qv, rng);

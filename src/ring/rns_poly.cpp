@@ -334,9 +334,8 @@ void RnsPoly::automorphism(uint64_t galois_element, RnsPoly& out) const {
     const std::span<const uint32_t> map = context_->ntt_automorphism_map(galois_element);
     // The map sends aligned blocks of 8 slots onto aligned blocks of 8
     // (ring/automorphism.hpp), so whole blocks move at once.
-    detail::for_each_tower(tower_count_, n, [&](std::size_t i) {
-      math::permute_blocks(tower(i), map, out.tower(i));
-    });
+    detail::for_each_tower(
+        tower_count_, n, [&](std::size_t i) { math::permute_blocks(tower(i), map, out.tower(i)); });
   } else {
     const uint64_t index_mask = 2 * n - 1;  // reduction mod 2N
     detail::for_each_tower(tower_count_, n, [&](std::size_t i) {

@@ -129,12 +129,12 @@ void add_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<uint
                     const Modulus& q, std::optional<Isa> isa = std::nullopt);
 // out = (a - b) * scalar mod q, and (a - b) * scalar + c mod q: modulus
 // switching's subtract-and-scale in one pass over the operands.
-void sub_mul_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
-                        uint64_t scalar, std::span<uint64_t> out, const Modulus& q,
+void sub_mul_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t scalar,
+                        std::span<uint64_t> out, const Modulus& q,
                         std::optional<Isa> isa = std::nullopt);
-void sub_fma_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
-                        uint64_t scalar, std::span<const uint64_t> c, std::span<uint64_t> out,
-                        const Modulus& q, std::optional<Isa> isa = std::nullopt);
+void sub_fma_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t scalar,
+                        std::span<const uint64_t> c, std::span<uint64_t> out, const Modulus& q,
+                        std::optional<Isa> isa = std::nullopt);
 // Moves whole blocks of 8 values: out[8b + j] = in[8 (map[8b] / 8 mod n / 8) +
 // map[8b + j] mod 8], n = in.size() a power of two >= 8. For a map that sends
 // every aligned block of 8 indices onto one, as the NTT-form automorphism maps

@@ -343,8 +343,8 @@ namespace {
 
 // (a - b) * scalar (+ c when c is not null), for the two public forms.
 void sub_mul_scalar(std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t scalar,
-                    const std::span<const uint64_t>* c, std::span<uint64_t> out,
-                    const Modulus& q, std::optional<Isa> isa, const char* operation) {
+                    const std::span<const uint64_t>* c, std::span<uint64_t> out, const Modulus& q,
+                    std::optional<Isa> isa, const char* operation) {
   require_same_size(a.size(), b.size(), operation, "second operand");
   if (c != nullptr) require_same_size(a.size(), c->size(), operation, "addend");
   require_same_size(a.size(), out.size(), operation, "output");
@@ -358,15 +358,14 @@ void sub_mul_scalar(std::span<const uint64_t> a, std::span<const uint64_t> b, ui
 
 }  // namespace
 
-void sub_mul_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
-                        uint64_t scalar, std::span<uint64_t> out, const Modulus& q,
-                        std::optional<Isa> isa) {
+void sub_mul_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t scalar,
+                        std::span<uint64_t> out, const Modulus& q, std::optional<Isa> isa) {
   sub_mul_scalar(a, b, scalar, nullptr, out, q, isa, "sub_mul_scalar_mod");
 }
 
-void sub_fma_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
-                        uint64_t scalar, std::span<const uint64_t> c, std::span<uint64_t> out,
-                        const Modulus& q, std::optional<Isa> isa) {
+void sub_fma_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t scalar,
+                        std::span<const uint64_t> c, std::span<uint64_t> out, const Modulus& q,
+                        std::optional<Isa> isa) {
   sub_mul_scalar(a, b, scalar, &c, out, q, isa, "sub_fma_scalar_mod");
 }
 
@@ -384,7 +383,7 @@ void permute_blocks(std::span<const uint64_t> in, std::span<const uint32_t> map,
                            "' is not supported by this CPU");
   }
   kTables[static_cast<int>(isa ? *isa : active_isa())].permute_blocks(out.data(), in.data(),
-                                                                       map.data(), in.size());
+                                                                      map.data(), in.size());
 }
 
 void reduce_from_2q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,

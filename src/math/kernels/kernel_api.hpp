@@ -91,7 +91,7 @@ struct NttTableData {
   /* Block permutation, n a multiple of 8, out not overlapping in: for each block b,             \
      out[8b + j] = in[8 (map[8b] / 8 mod n / 8) + map[8b + j] mod 8]. For a map that sends each  \
      aligned block of 8 onto one (as the NTT-form automorphism maps do) this is out[k] =         \
-     in[map[k]], with whole blocks moved by one vector permute. */                              \
+     in[map[k]], with whole blocks moved by one vector permute. */                               \
   void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t n);         \
   /* Reductions to [0, q): from [0, 2q), from [0, 4q), and from any 64-bit word. */              \
   void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                   \
@@ -203,7 +203,8 @@ struct KernelTable {
         &::heft::math::kernels::ns::mul_scalar_mod, &::heft::math::kernels::ns::fma_mod,        \
         &::heft::math::kernels::ns::fma_scalar_mod, &::heft::math::kernels::ns::reduce_from_2q, \
         &::heft::math::kernels::ns::reduce_from_4q, &::heft::math::kernels::ns::reduce_any,     \
-        &::heft::math::kernels::ns::add_scalar_mod, &::heft::math::kernels::ns::sub_mul_scalar_mod, \
+        &::heft::math::kernels::ns::add_scalar_mod,                                             \
+        &::heft::math::kernels::ns::sub_mul_scalar_mod,                                         \
         &::heft::math::kernels::ns::permute_blocks, forward_from, inverse_from, dot_pair,       \
         weighted_sum                                                                            \
   }

@@ -566,9 +566,9 @@ std::vector<std::complex<double>> Encoder::decode(const rlwe::Plaintext& plain) 
   // 0 means all N/2 slots, as for encode and the evaluator.
   const std::size_t n = plain.slots == 0 ? max_slots() : plain.slots;
   if (!is_power_of_two(n) || n > max_slots()) {
-    throw InvalidArgument("CKKS decode: the plaintext's slot count " + std::to_string(plain.slots) +
-                          " is not 0 (all) or a power of two in [1, N/2 = " +
-                          std::to_string(max_slots()) + "]");
+    throw InvalidArgument(
+        "CKKS decode: the plaintext's slot count " + std::to_string(plain.slots) +
+        " is not 0 (all) or a power of two in [1, N/2 = " + std::to_string(max_slots()) + "]");
   }
   check_scale(plain.scale, "decode");
 

@@ -347,12 +347,13 @@ void sub_mul_scalar_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, uin
   };
   if (c == nullptr) {
     const MulScalar product{shoup};
-    map_lanes(out, n, [&](__m512i x, __m512i y) { return product(difference(x, y)); }, a, b);
+    map_lanes(
+        out, n, [&](__m512i x, __m512i y) { return product(difference(x, y)); }, a, b);
   } else {
     const FmaScalar product{shoup};
     map_lanes(
-        out, n, [&](__m512i x, __m512i y, __m512i z) { return product(difference(x, y), z); }, a,
-        b, c);
+        out, n, [&](__m512i x, __m512i y, __m512i z) { return product(difference(x, y), z); }, a, b,
+        c);
   }
 }
 
