@@ -269,6 +269,13 @@ void register_integer_scheme(const ParameterSet& set) {
       for (auto _ : state)
         benchmark::DoNotOptimize(s.evaluator->mod_switch(s.a));
     });
+    // MultRelin in manual mode: the product is not switched down, which is
+    // the work SEAL's multiply + relinearize rows measure.
+    reg("MultRelinNoSwitch", [](benchmark::State& state, Setup& s) {
+      const heft::bgv::Evaluator manual(s.context, heft::bgv::ModSwitchMode::manual);
+      for (auto _ : state)
+        benchmark::DoNotOptimize(manual.multiply(s.a, s.b, s.relin));
+    });
   }
 }
 
