@@ -58,8 +58,8 @@ void divide_by_last_prime(const Context& context, const ring::RnsPoly& in, ring:
     math::ntt_forward(lifted.span(), ring.ntt_tables(i));
     const auto tower = result.tower(i);
     if (plain_modulus == 1) {
-      math::sub_mul_scalar_mod(in.tower(i), lifted.span(), inv_last[i], tower,
-                               q);  // (c - y) q_l^-1
+      // (c - y) q_l^-1
+      math::sub_mul_scalar_mod(in.tower(i), lifted.span(), inv_last[i], tower, q);
     } else {
       // c q_l^-1 - y (t q_l^-1)
       const uint64_t minus_t_over_last = q.negate(q.mul(q.reduce(plain_modulus), inv_last[i]));
