@@ -30,7 +30,10 @@
 //    table it reads, and inverse_scale(table): the 1/N twiddles;
 //  - forward_butterfly, inverse_butterfly and inverse_butterfly_last (the last
 //    inverse stage with 1/N folded in, outputs in [0, q)), which keep their
-//    own lazy ranges;
+//    own lazy ranges; forward_butterfly_second, which the schedule calls for
+//    the second stage of every pair (radix-4 passes; t = 4 and t = 1), always
+//    after a forward_butterfly stage, so a policy may leave its input
+//    unreduced there (the same function where it does not);
 //  - reduce_forward_output: the forward lazy range -> [0, q).
 //
 // These files are compiled with AVX-512 flags while the rest of the library
@@ -167,7 +170,7 @@ inline void forward_blocks(uint64_t* v, const uint64_t* in, const BlockTwiddles<
     y[k] = permute2(a[k], p.high_halves, b[k]);
   }
   for (int k = 0; k < kBlocks; ++k) {
-    Arith::forward_butterfly(x[k], y[k], w[k].t4, c);
+    Arith::forward_butterfly_second(x[k], y[k], w[k].t4, c);
     a[k] = permute2(x[k], p.t4_t2_first, y[k]);
     b[k] = permute2(x[k], p.t4_t2_second, y[k]);
   }
@@ -177,7 +180,7 @@ inline void forward_blocks(uint64_t* v, const uint64_t* in, const BlockTwiddles<
     y[k] = _mm512_unpackhi_epi64(a[k], b[k]);
   }
   for (int k = 0; k < kBlocks; ++k) {
-    Arith::forward_butterfly(x[k], y[k], w[k].t1, c);
+    Arith::forward_butterfly_second(x[k], y[k], w[k].t1, c);
     x[k] = Arith::reduce_forward_output(x[k], c);
     y[k] = Arith::reduce_forward_output(y[k], c);
     store(v + 16 * k, permute2(x[k], p.interleave_low, y[k]));
@@ -298,8 +301,8 @@ void forward_radix4(uint64_t* values, const uint64_t* input, uint64_t m, uint64_
                   [&](__m512i& x0, __m512i& x1, __m512i& x2, __m512i& x3) {
                     Arith::forward_butterfly(x0, x2, w1, c);
                     Arith::forward_butterfly(x1, x3, w1, c);
-                    Arith::forward_butterfly(x0, x1, w2, c);
-                    Arith::forward_butterfly(x2, x3, w3, c);
+                    Arith::forward_butterfly_second(x0, x1, w2, c);
+                    Arith::forward_butterfly_second(x2, x3, w3, c);
                   });
   }
 }

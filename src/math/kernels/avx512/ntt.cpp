@@ -87,6 +87,10 @@ struct ShoupArith {
     x = _mm512_add_epi64(xr, t);
     y = _mm512_sub_epi64(_mm512_add_epi64(xr, c.four_q), t);
   }
+  static void forward_butterfly_second(__m512i& x, __m512i& y, const Twiddle& w,
+                                       const Constants& c) {
+    forward_butterfly(x, y, w, c);
+  }
 
   // Inverse (Gentleman-Sande) butterfly: x, y in [0, 4q) -> x + y, W (x - y) in [0, 4q).
   static void inverse_butterfly(__m512i& x, __m512i& y, const Twiddle& w, const Constants& c) {

@@ -32,13 +32,13 @@ struct Ifma52Arith {
   };
 
   struct Constants {
-    __m512i q, two_q, neg_q, mask52;  // neg_q = 2^52 - q
+    __m512i q, two_q, four_q, neg_q, mask52;  // neg_q = 2^52 - q
   };
 
   static Twiddle make_twiddle(__m512i w, __m512i shoup) { return {w, shoup}; }
   static Twiddle broadcast_twiddle(uint64_t w, uint64_t shoup) { return {set1(w), set1(shoup)}; }
   static Constants make_constants(uint64_t q) {
-    return {set1(q), set1(2 * q), set1((uint64_t{1} << 52) - q), set1(kMask52)};
+    return {set1(q), set1(2 * q), set1(4 * q), set1((uint64_t{1} << 52) - q), set1(kMask52)};
   }
 
   static TwiddleTable forward_table(const NttTableData& t) { return {t.roots, t.roots_shoup52}; }
@@ -69,6 +69,10 @@ struct Ifma52Arith {
     x = _mm512_add_epi64(xr, t);
     y = _mm512_sub_epi64(_mm512_add_epi64(xr, c.two_q), t);
   }
+  static void forward_butterfly_second(__m512i& x, __m512i& y, const Twiddle& w,
+                                       const Constants& c) {
+    forward_butterfly(x, y, w, c);
+  }
 
   // Inverse (Gentleman-Sande) butterfly: x, y in [0, 2q) -> x + y, W (x - y) in [0, 2q).
   static void inverse_butterfly(__m512i& x, __m512i& y, const Twiddle& w, const Constants& c) {
@@ -89,6 +93,32 @@ struct Ifma52Arith {
   }
 };
 
+// The forward transform for q < 2^49, where 8q < 2^52 leaves room to reduce
+// half as often: a stage pair takes values in [0, 8q), the first stage brings
+// X to [0, 4q) (one conditional subtraction, of 4q) and outputs [0, 6q), the
+// second leaves X as it is (W*Y still has Y < 2^52) and outputs [0, 8q).
+// One reduction per two butterflies instead of two.
+struct Ifma52HalfReducedArith : Ifma52Arith {
+  static void forward_butterfly(__m512i& x, __m512i& y, const Twiddle& w, const Constants& c) {
+    const __m512i xr = reduce_once(x, c.four_q);  // [0, 4q)
+    const __m512i t = mul_shoup_lazy(y, w, c);    // [0, 2q)
+    x = _mm512_add_epi64(xr, t);                  // [0, 6q)
+    y = _mm512_sub_epi64(_mm512_add_epi64(xr, c.two_q), t);
+  }
+  static void forward_butterfly_second(__m512i& x, __m512i& y, const Twiddle& w,
+                                       const Constants& c) {
+    const __m512i t = mul_shoup_lazy(y, w, c);  // y < 6q: [0, 2q)
+    y = _mm512_sub_epi64(_mm512_add_epi64(x, c.two_q), t);
+    x = _mm512_add_epi64(x, t);  // [0, 8q)
+  }
+  // [0, 8q) -> [0, q).
+  static __m512i reduce_forward_output(__m512i x, const Constants& c) {
+    return reduce_once(reduce_once(reduce_once(x, c.four_q), c.two_q), c.q);
+  }
+};
+
+constexpr uint64_t kHalfReducedBound = uint64_t{1} << 49;
+
 }  // namespace
 
 void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
@@ -96,7 +126,11 @@ void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& tab
     HEFT_AVX512_NAMESPACE::ntt_forward_from(out, in, table);
     return;
   }
-  forward_ntt<Ifma52Arith>(out, in, table);
+  if (table.modulus.value < kHalfReducedBound) {
+    forward_ntt<Ifma52HalfReducedArith>(out, in, table);
+  } else {
+    forward_ntt<Ifma52Arith>(out, in, table);
+  }
 }
 
 void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
