@@ -88,7 +88,7 @@ struct NttTableData {
      in [0, q) -> [0, q). Modulus switching's subtract-and-scale in one pass. */                 \
   void sub_mul_scalar_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, uint64_t w,       \
                           uint64_t w_shoup, const uint64_t* c, size_t n, uint64_t q);            \
-  /* Block permutation, n a multiple of 8, out not overlapping in: for each block b,             \
+  /* Block permutation, n a power of two >= 8, out not overlapping in: for each block b,        \
      out[8b + j] = in[8 (map[8b] / 8 mod n / 8) + map[8b + j] mod 8]. For a map that sends each  \
      aligned block of 8 onto one (as the NTT-form automorphism maps do) this is out[k] =         \
      in[map[k]], with whole blocks moved by one vector permute. */                               \

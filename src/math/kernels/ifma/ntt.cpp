@@ -10,7 +10,9 @@
 //    r = W y - Q q is in [0, 2q) < 2^52 and equals the low 52 bits of
 //    lo52(W y) + lo52(Q (2^52 - q)) (one mask drops the carry into bit 52).
 //  - forward: values in [0, 4q) (4q < 2^52): X is brought to [0, 2q),
-//    X + T and X - T + 2q are in [0, 4q); the scalar ranges.
+//    X + T and X - T + 2q are in [0, 4q); the scalar ranges. Below 2^49 the
+//    forward transform reduces X only every other stage and lets values
+//    reach 8q (Ifma52HalfReducedArith).
 //  - inverse: values in [0, 2q): X + Y is brought back to [0, 2q) and
 //    W*(X - Y + 2q) (an operand below 4q) is in [0, 2q).
 // Outputs are fully reduced to [0, q), equal to the scalar ones bit for bit.
@@ -113,7 +115,7 @@ struct Ifma52HalfReducedArith : Ifma52Arith {
   }
   // [0, 8q) -> [0, q).
   static __m512i reduce_forward_output(__m512i x, const Constants& c) {
-    return reduce_once(reduce_once(reduce_once(x, c.four_q), c.two_q), c.q);
+    return Ifma52Arith::reduce_forward_output(reduce_once(x, c.four_q), c);
   }
 };
 
