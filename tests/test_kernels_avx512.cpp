@@ -575,6 +575,59 @@ TEST_P(KernelLevelTest, PermuteBlocks) {
   }
 }
 
+// The copies of the last two stages' twiddles that the AVX-512 transforms
+// read (NttTableData::last_roots) against their definition, from powers of
+// psi computed here: superblock s's t = 2 twiddle of group m, half h, at
+// 16s + 8h + m is psi^brv(N/4 + 16s + 2m + h), and its t = 1 twiddle j at
+// N/4 + 32s + 8j + m is psi^brv(N/2 + 32s + 4m + j); Shoup companions
+// floor(W 2^64 / q) and floor(W 2^52 / q), the latter only for q < 2^50.
+TEST(NttTables, LastStageTablesHoldTheRootsInSuperblockOrder) {
+  const auto power = [](uint64_t base, uint64_t exponent, uint64_t q) {
+    uint64_t result = 1;
+    for (; exponent != 0; exponent >>= 1, base = static_cast<uint64_t>(u128{base} * base % q)) {
+      if ((exponent & 1) != 0) result = static_cast<uint64_t>(u128{result} * base % q);
+    }
+    return result;
+  };
+  for (uint64_t n : {uint64_t{64}, uint64_t{128}, uint64_t{4096}}) {
+    for (int bits : {40, 55}) {
+      const Modulus modulus = generate_ntt_primes(bits, n, 1)[0];
+      const uint64_t q = modulus.value();
+      const NttTables tables(n, modulus);
+      const kernels::NttTableData& d = tables.data();
+      const int log_n = tables.log_degree();
+      const uint64_t inv_root = power(tables.root(), 2 * n - 1, q);
+      const bool small = q < (uint64_t{1} << 50);
+      ASSERT_EQ(d.last_roots_shoup52 != nullptr, small);
+      ASSERT_EQ(d.last_inv_roots_shoup52 != nullptr, small);
+      const auto check = [&](uint64_t position, uint64_t k) {
+        const uint64_t e = reverse_bits(k, log_n);
+        const uint64_t w = power(tables.root(), e, q), v = power(inv_root, e, q);
+        ASSERT_EQ(d.last_roots[position], w) << "n=" << n << " position " << position;
+        ASSERT_EQ(d.last_inv_roots[position], v) << "n=" << n << " position " << position;
+        ASSERT_EQ(d.last_roots_shoup[position], static_cast<uint64_t>((u128{w} << 64) / q));
+        ASSERT_EQ(d.last_inv_roots_shoup[position], static_cast<uint64_t>((u128{v} << 64) / q));
+        if (small) {
+          ASSERT_EQ(d.last_roots_shoup52[position], static_cast<uint64_t>((u128{w} << 52) / q));
+          ASSERT_EQ(d.last_inv_roots_shoup52[position], static_cast<uint64_t>((u128{v} << 52) / q));
+        }
+      };
+      for (uint64_t s = 0; s < n / 64; ++s) {
+        for (uint64_t m = 0; m < 8; ++m) {
+          for (uint64_t h = 0; h < 2; ++h)
+            check(16 * s + 8 * h + m, n / 4 + 16 * s + 2 * m + h);
+          for (uint64_t j = 0; j < 4; ++j)
+            check(n / 4 + 32 * s + 8 * j + m, n / 2 + 32 * s + 4 * m + j);
+        }
+      }
+    }
+  }
+  // Below 64 values there are no superblocks and no copies.
+  const NttTables small_tables(32, generate_ntt_primes(40, 32, 1)[0]);
+  EXPECT_EQ(small_tables.data().last_roots, nullptr);
+  EXPECT_EQ(small_tables.data().last_roots_shoup52, nullptr);
+}
+
 INSTANTIATE_TEST_SUITE_P(Levels, KernelLevelTest, ::testing::ValuesIn(all_levels()),
                          [](const ::testing::TestParamInfo<Level>& info) {
                            return std::string(info.param.kernels.name);

@@ -784,7 +784,7 @@ TEST(Serialization, UnusableOrNonCanonicalFieldsAreRefused) {
 
   // A parameter set whose context would need more tables than the caller allows.
   LoadOptions small;
-  small.max_bytes = 48 * 1024 * primes - 1;
+  small.max_bytes = 128 * 1024 * primes - 1;
   const Bytes saved = save(p);
   EXPECT_THROW((void)load_parameters(saved, small), InvalidArgument);
   EXPECT_THROW((void)load_context(saved, small), InvalidArgument);

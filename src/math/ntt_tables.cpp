@@ -24,6 +24,20 @@ uint64_t shoup52(uint64_t w, uint64_t q) {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(w) << 52) / q);
 }
 
+// Copies table[N/4, N) into out[0, 3N/4) in the order of
+// kernels::NttTableData::last_roots (N >= 64).
+void copy_in_last_stage_order(const uint64_t* table, uint64_t degree, uint64_t* out) {
+  const uint64_t quarter = degree / 4, half = degree / 2;
+  for (uint64_t s = 0; s < degree / 64; ++s) {
+    for (uint64_t m = 0; m < 8; ++m) {
+      for (uint64_t h = 0; h < 2; ++h)
+        out[16 * s + 8 * h + m] = table[quarter + 16 * s + 2 * m + h];
+      for (uint64_t j = 0; j < 4; ++j)
+        out[quarter + 32 * s + 8 * j + m] = table[half + 32 * s + 4 * m + j];
+    }
+  }
+}
+
 }  // namespace
 
 void require_poly_degree(uint64_t degree, const char* what) {
@@ -79,6 +93,18 @@ NttTables::NttTables(uint64_t degree, const Modulus& modulus) : degree_(degree),
       double_tables_[3 * degree + k] = static_cast<double>(inv_roots_shoup52_[k]) * 0x1p-52;
     }
   }
+  if (degree >= 64) {
+    // Tables in the order of NttTableData::last_roots, the 52-bit ones last.
+    const AlignedBuffer<uint64_t>* sources[] = {&roots_,         &roots_shoup_,
+                                                &inv_roots_,     &inv_roots_shoup_,
+                                                &roots_shoup52_, &inv_roots_shoup52_};
+    const std::size_t count = small_modulus ? 6 : 4;
+    const uint64_t length = 3 * degree / 4;
+    last_stage_tables_ = AlignedBuffer<uint64_t>(count * length);
+    for (std::size_t i = 0; i < count; ++i) {
+      copy_in_last_stage_order(sources[i]->data(), degree, last_stage_tables_.data() + i * length);
+    }
+  }
   data_ = new kernels::NttTableData{};
   refresh_view();
 }
@@ -101,6 +127,17 @@ void NttTables::refresh_view() {
   d.roots_ratio = small_modulus ? doubles + degree_ : nullptr;
   d.inv_roots_double = small_modulus ? doubles + 2 * degree_ : nullptr;
   d.inv_roots_ratio = small_modulus ? doubles + 3 * degree_ : nullptr;
+  const uint64_t* last = last_stage_tables_.empty() ? nullptr : last_stage_tables_.data();
+  const uint64_t length = 3 * degree_ / 4;
+  const auto last_table = [&](std::size_t i, bool present) {
+    return last != nullptr && present ? last + i * length : nullptr;
+  };
+  d.last_roots = last_table(0, true);
+  d.last_roots_shoup = last_table(1, true);
+  d.last_inv_roots = last_table(2, true);
+  d.last_inv_roots_shoup = last_table(3, true);
+  d.last_roots_shoup52 = last_table(4, small_modulus);
+  d.last_inv_roots_shoup52 = last_table(5, small_modulus);
   d.inv_degree = modulus_.inverse(degree_ % q);
   d.inv_degree_shoup = modulus_.shoup(d.inv_degree);
   d.inv_degree_shoup52 = small_modulus ? shoup52(d.inv_degree, q) : 0;
@@ -125,6 +162,7 @@ NttTables::NttTables(NttTables&& other) noexcept
       roots_shoup52_(std::move(other.roots_shoup52_)),
       inv_roots_shoup52_(std::move(other.inv_roots_shoup52_)),
       double_tables_(std::move(other.double_tables_)),
+      last_stage_tables_(std::move(other.last_stage_tables_)),
       data_(std::exchange(other.data_, nullptr)) {}
 
 NttTables& NttTables::operator=(NttTables&& other) noexcept {
@@ -141,6 +179,7 @@ NttTables& NttTables::operator=(NttTables&& other) noexcept {
     roots_shoup52_ = std::move(other.roots_shoup52_);
     inv_roots_shoup52_ = std::move(other.inv_roots_shoup52_);
     double_tables_ = std::move(other.double_tables_);
+    last_stage_tables_ = std::move(other.last_stage_tables_);
     data_ = std::exchange(other.data_, nullptr);
   }
   return *this;

@@ -28,9 +28,11 @@ constexpr std::size_t kMaxCiphertextParts = 16;
 // about 3500 bits), and a bound on what a loaded parameter set can make a
 // context allocate.
 constexpr std::size_t kMaxPrimes = 256;
-// Bytes of NTT tables a context keeps per prime and coefficient (roots,
-// inverse roots and their Shoup companions, with room to spare).
-constexpr std::size_t kContextBytesPerCoefficient = 48;
+// Bytes of NTT tables a context keeps per prime and coefficient, rounded up:
+// roots and inverse roots with their Shoup companions (32), and below 2^50
+// the 52-bit companions (16) and the double copies (32), plus the last two
+// stages' copies in the AVX-512 order (3/4 of 6 tables: 36), 116 in all.
+constexpr std::size_t kContextBytesPerCoefficient = 128;
 // Keys of a set are loaded on separate threads only when each is at least
 // this large: below it, waking the pool costs more than it saves.
 constexpr std::size_t kParallelKeyBytes = std::size_t{1} << 20;

@@ -60,6 +60,11 @@ class NttTables {
   // q < 2^50: roots, roots_shoup52 / 2^52 and the inverse pair as doubles,
   // one after the other (4N values).
   AlignedBuffer<double> double_tables_;
+  // N >= 64: the twiddles of the last two stages (roots[N/4, N)) in the order
+  // the AVX-512 transforms read them (kernels::NttTableData::last_roots),
+  // 3N/4 values per table: roots, roots_shoup, inv_roots, inv_roots_shoup,
+  // then for q < 2^50 roots_shoup52 and inv_roots_shoup52.
+  AlignedBuffer<uint64_t> last_stage_tables_;
   kernels::NttTableData* data_ = nullptr;
 };
 

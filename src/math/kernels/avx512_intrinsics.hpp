@@ -116,11 +116,13 @@ static inline __m512i mullo_epi64(__m512i a, __m512i b) {
 
 #else
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_*() (a
-// self-initialised variable), which -Wmaybe-uninitialized reports once they
-// are inlined (GCC bug 105593); the diagnostic is located in the header.
+// self-initialised variable), which -Wmaybe-uninitialized, and depending on
+// inlining -Wuninitialized, report once they are inlined (GCC bug 105593);
+// the diagnostic is located in the header.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 #pragma GCC diagnostic pop
 #else

@@ -14,11 +14,14 @@
 //    Stages t = 32, 16, 8 pair whole rows. The matrix is then transposed, so
 //    that row k holds position k of each 8-value group and t = 4, 2, 1 pair
 //    whole rows too, with twiddles that vary per lane (one lane per group);
-//    then it is transposed back. Two 24-permute transposes per 64 values
-//    replace one permute per vector and stage and the twiddle duplicates that
-//    in-vector stages need, and the six stages take one pass over memory
-//    instead of the three a radix-4 pass plus a four-stage pass took (5-6%
-//    faster forward transforms on Zen 5 at N = 2^14 and 2^15).
+//    then it is transposed back. The twiddles of t = 2 and t = 1 come from
+//    copies of the tables kept in the order the lanes need
+//    (NttTableData::last_roots), one load per vector. Two 24-permute
+//    transposes per 64 values replace one permute per vector and stage plus
+//    the twiddle permutes of in-vector stages, and the six stages take one
+//    pass over memory instead of two. Against a radix-4 pass plus a four-stage
+//    in-vector pass this made both transforms 12-14% faster on Zen 5 at
+//    N = 2^14 with IFMA (6-8% with the 64-bit arithmetic).
 //  - N < 64 goes to the scalar kernels.
 //  - Out of place: the first pass reads the input array and writes the
 //    output, the later ones work in the output (input == output is in place).
@@ -71,10 +74,13 @@ inline __m512i reduce_once(__m512i x, __m512i bound) {
   return _mm512_min_epu64(x, _mm512_sub_epi64(x, bound));
 }
 
-// A root table with the Shoup table the policy reads beside it.
+// A root table with the Shoup table the policy reads beside it, and the same
+// two for the last two stages in superblock order (NttTableData::last_roots).
 struct TwiddleTable {
   const uint64_t* roots;
   const uint64_t* shoup;
+  const uint64_t* last_roots;
+  const uint64_t* last_shoup;
 };
 
 template <class Arith>
@@ -93,22 +99,16 @@ inline __m512i lane_index(long long i0, long long i1, long long i2, long long i3
   return _mm512_setr_epi64(i0, i1, i2, i3, i4, i5, i6, i7);
 }
 
-// Lane permutations for 8 x 8 transposes and for gathering the twiddles of
-// the transposed stages (lane_index lists the source lane of each output lane,
-// 0-7 from the first operand and 8-15 from the second).
+// Lane permutations for 8 x 8 transposes (lane_index lists the source lane of
+// each output lane, 0-7 from the first operand and 8-15 from the second).
 struct Permutes {
   __m512i low_halves, high_halves;    // {a0-a3, b0-b3}, {a4-a7, b4-b7}
   __m512i pairs_first, pairs_second;  // {a0,a1,b0,b1,a4,a5,b4,b5}, {a2,a3,b2,b3,a6,a7,b6,b7}
-  __m512i evens, odds;                // {a0,a2,a4,a6,b0,b2,b4,b6}, {a1,a3,...}
-  __m512i stride4_first;              // {a0,a4,b0,b4,a1,a5,b1,b5}
-  __m512i stride4_second;             // {a2,a6,b2,b6,a3,a7,b3,b7}
 };
 
 inline Permutes make_permutes() {
-  return {lane_index(0, 1, 2, 3, 8, 9, 10, 11),  lane_index(4, 5, 6, 7, 12, 13, 14, 15),
-          lane_index(0, 1, 8, 9, 4, 5, 12, 13),  lane_index(2, 3, 10, 11, 6, 7, 14, 15),
-          lane_index(0, 2, 4, 6, 8, 10, 12, 14), lane_index(1, 3, 5, 7, 9, 11, 13, 15),
-          lane_index(0, 4, 8, 12, 1, 5, 9, 13),  lane_index(2, 6, 10, 14, 3, 7, 11, 15)};
+  return {lane_index(0, 1, 2, 3, 8, 9, 10, 11), lane_index(4, 5, 6, 7, 12, 13, 14, 15),
+          lane_index(0, 1, 8, 9, 4, 5, 12, 13), lane_index(2, 3, 10, 11, 6, 7, 14, 15)};
 }
 
 // Transposes the 8 x 8 matrix of 64-bit values held in r[0..8) (row k in
@@ -133,33 +133,12 @@ inline void transpose8(__m512i r[8], const Permutes& p) {
   }
 }
 
-// Entries 2m + h of the 16 at src, h = 0, 1, as lanes m of out[h].
-inline void gather_stride2(const uint64_t* src, __m512i out[2], const Permutes& p) {
-  const __m512i a = load(src), b = load(src + 8);
-  out[0] = permute2(a, p.evens, b);
-  out[1] = permute2(a, p.odds, b);
-}
-
-// Entries 4m + j of the 32 at src, j < 4, as lanes m of out[j].
-inline void gather_stride4(const uint64_t* src, __m512i out[4], const Permutes& p) {
-  const __m512i a0 = load(src), a1 = load(src + 8), a2 = load(src + 16), a3 = load(src + 24);
-  const __m512i j01_low = permute2(a0, p.stride4_first, a1);  // j = 0 | j = 1, m < 4
-  const __m512i j23_low = permute2(a0, p.stride4_second, a1);
-  const __m512i j01_high = permute2(a2, p.stride4_first, a3);  // m >= 4
-  const __m512i j23_high = permute2(a2, p.stride4_second, a3);
-  out[0] = permute2(j01_low, p.low_halves, j01_high);
-  out[1] = permute2(j01_low, p.high_halves, j01_high);
-  out[2] = permute2(j23_low, p.low_halves, j23_high);
-  out[3] = permute2(j23_low, p.high_halves, j23_high);
-}
-
 // The twiddles of the stages t = 4, 2, 1 of transposed superblock s, where
-// lane m of each vector serves the 8-value group 8s + m. Stage t = 4 has N/8
-// groups, t = 2 has N/4 and t = 1 has N/2, so their twiddles start at
-// N/8 + 8s, N/4 + 16s and N/2 + 32s.
-//  - t = 4: one twiddle for the row pairs (k, k + 4);
+// lane m of each vector serves the 8-value group 8s + m:
+//  - t = 4: one twiddle for the row pairs (k, k + 4), roots[N/8 + 8s + m];
 //  - t = 2: w[0] for the pairs (0, 2), (1, 3) and w[1] for (4, 6), (5, 7);
 //  - t = 1: w[j] for the pair (2j, 2j + 1).
+// The last two come from the tables in superblock order, one load each.
 template <class Arith>
 inline typename Arith::Twiddle transposed_twiddle_t4(const TwiddleTable& table, uint64_t n,
                                                      uint64_t s) {
@@ -168,23 +147,21 @@ inline typename Arith::Twiddle transposed_twiddle_t4(const TwiddleTable& table, 
 }
 
 template <class Arith>
-inline void transposed_twiddles_t2(const TwiddleTable& table, uint64_t n, uint64_t s,
-                                   const Permutes& p, typename Arith::Twiddle w[2]) {
-  __m512i roots[2], shoup[2];
-  gather_stride2(table.roots + n / 4 + 16 * s, roots, p);
-  gather_stride2(table.shoup + n / 4 + 16 * s, shoup, p);
-  for (int h = 0; h < 2; ++h)
-    w[h] = Arith::make_twiddle(roots[h], shoup[h]);
+inline void transposed_twiddles_t2(const TwiddleTable& table, uint64_t s,
+                                   typename Arith::Twiddle w[2]) {
+  for (uint64_t h = 0; h < 2; ++h) {
+    const uint64_t i = 16 * s + 8 * h;
+    w[h] = Arith::make_twiddle(load(table.last_roots + i), load(table.last_shoup + i));
+  }
 }
 
 template <class Arith>
 inline void transposed_twiddles_t1(const TwiddleTable& table, uint64_t n, uint64_t s,
-                                   const Permutes& p, typename Arith::Twiddle w[4]) {
-  __m512i roots[4], shoup[4];
-  gather_stride4(table.roots + n / 2 + 32 * s, roots, p);
-  gather_stride4(table.shoup + n / 2 + 32 * s, shoup, p);
-  for (int j = 0; j < 4; ++j)
-    w[j] = Arith::make_twiddle(roots[j], shoup[j]);
+                                   typename Arith::Twiddle w[4]) {
+  for (uint64_t j = 0; j < 4; ++j) {
+    const uint64_t i = n / 4 + 32 * s + 8 * j;
+    w[j] = Arith::make_twiddle(load(table.last_roots + i), load(table.last_shoup + i));
+  }
 }
 
 // The six smallest forward stages (t = 32 down to 1) on kSuper consecutive
@@ -229,7 +206,7 @@ inline void forward_superblocks(uint64_t* v, const uint64_t* in, uint64_t n, uin
   }
   for (int b = 0; b < kSuper; ++b) {
     typename Arith::Twiddle w[2];
-    transposed_twiddles_t2<Arith>(table, n, s + b, p, w);
+    transposed_twiddles_t2<Arith>(table, s + b, w);
     for (int k = 0; k < 8; k += 4) {
       Arith::forward_butterfly(r[b][k], r[b][k + 2], w[k / 4], c);
       Arith::forward_butterfly(r[b][k + 1], r[b][k + 3], w[k / 4], c);
@@ -237,7 +214,7 @@ inline void forward_superblocks(uint64_t* v, const uint64_t* in, uint64_t n, uin
   }
   for (int b = 0; b < kSuper; ++b) {
     typename Arith::Twiddle w[4];
-    transposed_twiddles_t1<Arith>(table, n, s + b, p, w);
+    transposed_twiddles_t1<Arith>(table, n, s + b, w);
     for (int j = 0; j < 4; ++j)
       Arith::forward_butterfly_second(r[b][2 * j], r[b][2 * j + 1], w[j], c);
   }
@@ -265,13 +242,13 @@ inline void inverse_superblocks(uint64_t* v, const uint64_t* in, uint64_t n, uin
   }
   for (int b = 0; b < kSuper; ++b) {
     typename Arith::Twiddle w[4];
-    transposed_twiddles_t1<Arith>(table, n, s + b, p, w);
+    transposed_twiddles_t1<Arith>(table, n, s + b, w);
     for (int j = 0; j < 4; ++j)
       Arith::inverse_butterfly(r[b][2 * j], r[b][2 * j + 1], w[j], c);
   }
   for (int b = 0; b < kSuper; ++b) {
     typename Arith::Twiddle w[2];
-    transposed_twiddles_t2<Arith>(table, n, s + b, p, w);
+    transposed_twiddles_t2<Arith>(table, s + b, w);
     for (int k = 0; k < 8; k += 4) {
       Arith::inverse_butterfly(r[b][k], r[b][k + 2], w[k / 4], c);
       Arith::inverse_butterfly(r[b][k + 1], r[b][k + 3], w[k / 4], c);

@@ -47,6 +47,19 @@ struct NttTableData {
   const double* roots_ratio;
   const double* inv_roots_double;
   const double* inv_roots_ratio;
+  // The same values of the last two stages (t = 2 and t = 1: roots[N/4, N))
+  // in the order the AVX-512 transforms read them, one vector per 8
+  // consecutive entries (avx512_ntt_schedule.hpp, transposed superblocks):
+  // superblock s's t = 2 twiddles for its groups m < 8 at [16s + 8h + m] =
+  // roots[N/4 + 16s + 2m + h], h < 2, and its t = 1 twiddles at
+  // [N/4 + 32s + 8j + m] = roots[N/2 + 32s + 4m + j], j < 4. Null when
+  // N < 64; the shoup52 ones also unless q < 2^50.
+  const uint64_t* last_roots;
+  const uint64_t* last_roots_shoup;
+  const uint64_t* last_inv_roots;
+  const uint64_t* last_inv_roots_shoup;
+  const uint64_t* last_roots_shoup52;
+  const uint64_t* last_inv_roots_shoup52;
   uint64_t inv_degree;          // N^-1 mod q
   uint64_t inv_degree_shoup;    // floor(N^-1 * 2^64 / q)
   uint64_t inv_degree_shoup52;  // floor(N^-1 * 2^52 / q) (0 unless q < 2^50)
@@ -88,7 +101,7 @@ struct NttTableData {
      in [0, q) -> [0, q). Modulus switching's subtract-and-scale in one pass. */                 \
   void sub_mul_scalar_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, uint64_t w,       \
                           uint64_t w_shoup, const uint64_t* c, size_t n, uint64_t q);            \
-  /* Block permutation, n a power of two >= 8, out not overlapping in: for each block b,        \
+  /* Block permutation, n a power of two >= 8, out not overlapping in: for each block b,         \
      out[8b + j] = in[8 (map[8b] / 8 mod n / 8) + map[8b + j] mod 8]. For a map that sends each  \
      aligned block of 8 onto one (as the NTT-form automorphism maps do) this is out[k] =         \
      in[map[k]], with whole blocks moved by one vector permute. */                               \

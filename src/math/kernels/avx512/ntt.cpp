@@ -53,9 +53,11 @@ struct ShoupArith {
   }
   static Constants make_constants(uint64_t q) { return {set1(q), set1(2 * q), set1(4 * q)}; }
 
-  static TwiddleTable forward_table(const NttTableData& t) { return {t.roots, t.roots_shoup}; }
+  static TwiddleTable forward_table(const NttTableData& t) {
+    return {t.roots, t.roots_shoup, t.last_roots, t.last_roots_shoup};
+  }
   static TwiddleTable inverse_table(const NttTableData& t) {
-    return {t.inv_roots, t.inv_roots_shoup};
+    return {t.inv_roots, t.inv_roots_shoup, t.last_inv_roots, t.last_inv_roots_shoup};
   }
   static InverseScale<ShoupArith> inverse_scale(const NttTableData& t) {
     return {broadcast_twiddle(t.inv_degree, t.inv_degree_shoup),

@@ -43,9 +43,11 @@ struct Ifma52Arith {
     return {set1(q), set1(2 * q), set1(4 * q), set1((uint64_t{1} << 52) - q), set1(kMask52)};
   }
 
-  static TwiddleTable forward_table(const NttTableData& t) { return {t.roots, t.roots_shoup52}; }
+  static TwiddleTable forward_table(const NttTableData& t) {
+    return {t.roots, t.roots_shoup52, t.last_roots, t.last_roots_shoup52};
+  }
   static TwiddleTable inverse_table(const NttTableData& t) {
-    return {t.inv_roots, t.inv_roots_shoup52};
+    return {t.inv_roots, t.inv_roots_shoup52, t.last_inv_roots, t.last_inv_roots_shoup52};
   }
   static InverseScale<Ifma52Arith> inverse_scale(const NttTableData& t) {
     return {broadcast_twiddle(t.inv_degree, t.inv_degree_shoup52),
