@@ -302,6 +302,44 @@ TEST_P(KernelLevelTest, OutOfPlaceNtt) {
   }
 }
 
+// The shifted forward transform against the scalar transform of the
+// shifted values reduced with __int128 (an independent reduction), at every
+// N from below one superblock to the sizes whose first pass is radix-2 or
+// radix-4, with inputs up to 3q - 1 and shifts 0, 1, q - 1 and random; in
+// place and out of place, and the composed form for the levels without one.
+TEST_P(KernelLevelTest, ShiftedNtt) {
+  const KernelTable& level = kernels();
+  ASSERT_NE(level.ntt_forward_shifted_from, nullptr);
+  for (int bits : prime_bits(isa())) {
+    for (uint64_t n : {8, 16, 32, 64, 128, 256, 2048, 4096}) {
+      const Modulus modulus = generate_ntt_primes(bits, n, 1)[0];
+      const uint64_t q = modulus.value();
+      const NttTables tables(n, modulus);
+      for (uint64_t shift : {uint64_t{0}, uint64_t{1}, q - 1, uniform(q)}) {
+        std::vector<uint64_t> input(n);
+        for (auto& v : input)
+          v = uniform(3 * q);
+        input[n - 1] = 3 * q - 1;
+        std::vector<uint64_t> expected(n);
+        for (uint64_t i = 0; i < n; ++i)
+          expected[i] = static_cast<uint64_t>((u128{input[i]} + shift) % q);
+        kScalar.ntt_forward(expected.data(), tables.data());
+        const std::vector<uint64_t> kept = input;
+        std::vector<uint64_t> output(n, 0), in_place = input, composed(n, 0);
+        level.ntt_forward_shifted_from(output.data(), input.data(), shift, tables.data());
+        level.ntt_forward_shifted_from(in_place.data(), in_place.data(), shift, tables.data());
+        kernels::shifted_transform_from(kScalar.ntt_forward, composed.data(), input.data(), shift,
+                                        tables.data());
+        EXPECT_EQ(output, expected)
+            << level.name << " bits=" << bits << " n=" << n << " shift=" << shift;
+        EXPECT_EQ(in_place, expected) << level.name << " bits=" << bits << " n=" << n;
+        EXPECT_EQ(composed, expected) << "composed, bits=" << bits << " n=" << n;
+        EXPECT_EQ(input, kept);
+      }
+    }
+  }
+}
+
 TEST_P(KernelLevelTest, DotProductPair) {
   const KernelTable& level = kernels();
   for (const Modulus& q : eltwise_moduli(isa())) {

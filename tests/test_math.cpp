@@ -488,6 +488,40 @@ TEST(Eltwise, WeightedSumRefusesBadInput) {
   EXPECT_EQ(out, std::vector<uint64_t>(8, 3));
 }
 
+// ntt_forward_shifted at every level against the plain transform of the
+// shifted values reduced here; a shift that is not reduced is refused and
+// leaves the output as it was.
+TEST(Ntt, ShiftedForwardTransformAtEveryLevel) {
+  std::mt19937_64 rng(19);
+  const Isa before = active_isa();
+  for (Isa isa : supported_isas()) {
+    set_isa(isa);
+    for (int bits : {30, 49, 60}) {
+      if (isa == Isa::ifma && bits > 50) continue;
+      for (uint64_t n : {uint64_t{8}, uint64_t{64}, uint64_t{4096}}) {
+        const Modulus q = generate_ntt_primes(bits, n, 1)[0];
+        const NttTables tables(n, q);
+        std::vector<uint64_t> input = random_values(n, 3 * q.value(), rng);
+        const uint64_t shift = random_values(1, q.value(), rng)[0];
+        std::vector<uint64_t> expected(n), output(n, 0);
+        for (uint64_t i = 0; i < n; ++i)
+          expected[i] = (input[i] % q.value() + shift) % q.value();
+        ntt_forward(expected, tables);
+        ntt_forward_shifted(input, shift, output, tables);
+        EXPECT_EQ(output, expected) << to_string(isa) << " bits=" << bits << " n=" << n;
+      }
+    }
+  }
+  set_isa(before);
+  const Modulus q = generate_ntt_primes(40, 16, 1)[0];
+  const NttTables tables(16, q);
+  std::vector<uint64_t> input(16, 1), output(16, 7);
+  EXPECT_THROW(ntt_forward_shifted(input, q.value(), output, tables), InvalidArgument);
+  EXPECT_EQ(output, std::vector<uint64_t>(16, 7));
+  std::vector<uint64_t> short_output(15, 7);
+  EXPECT_THROW(ntt_forward_shifted(input, 1, short_output, tables), MismatchError);
+}
+
 TEST(Ntt, OutOfPlaceTransformsEqualInPlaceAtEveryLevel) {
   std::mt19937_64 rng(18);
   const Isa before = active_isa();

@@ -362,19 +362,20 @@ ring::RnsPoly mod_down_to_next_of(const Context& context, ExtendedPoly x,
   // x_i <- (x_i - (conv_i - H)) (P q_l)^-1 + addend_i q_l^-1, or with t:
   // (x_i - t conv_i) (P q_l)^-1 + addend_i q_l^-1. The conversion is
   // [z + H]_(P q_l) (or [z t^-1]) plus at most K multiples of P q_l, so the
-  // division is exact. H is taken off every coefficient before the NTT.
+  // division is exact. H is taken off every coefficient as the NTT loads it.
   const std::vector<uint64_t>& inv_last = context.inv_last_prime(level);
   parallel_for(0, level, [&](std::size_t i) {
     const math::Modulus& q = q_ring.modulus(i);
     const std::span<uint64_t> c(converted.data() + i * n, n);
+    uint64_t minus_h = 0;
     if (error_scale == 1) {
-      // H mod q_i = (P q_l - 1) / 2 mod q_i.
+      // H mod q_i = (P q_l - 1) / 2 mod q_i, taken off in the transform's first pass.
       const uint64_t p_times_last =
           q.mul(context.special_product_mod_q()[i], q.reduce(last.value()));
       const uint64_t h = q.mul(q.sub(p_times_last, 1), q.inverse(q.reduce(2)));
-      math::add_scalar_mod(c, q.negate(h), c, q);
+      minus_h = q.negate(h);
     }
-    math::ntt_forward(c, q_ring.ntt_tables(i));
+    math::ntt_forward_shifted(c, minus_h, c, q_ring.ntt_tables(i));
     if (error_scale != 1) math::mul_scalar_mod(c, q.reduce(error_scale), c, q);
     auto tower = x.q.tower(i);
     math::sub_mul_scalar_mod(tower, c, q.mul(context.inv_special_product()[i], inv_last[i]), tower,

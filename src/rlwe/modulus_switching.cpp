@@ -48,14 +48,14 @@ void divide_by_last_prime(const Context& context, const ring::RnsPoly& in, ring:
     const math::Modulus& q = ring.modulus(i);
     AlignedBuffer<uint64_t> lifted(n, AlignedBuffer<uint64_t>::Uninitialized{});
     const uint64_t minus_half = q.negate(q.reduce(half));
-    if (last_value <= 4 * q.value()) {
-      // top < 4 q_i is within add_scalar_mod's input range: y mod q_i in one pass.
-      math::add_scalar_mod(top.span(), minus_half, lifted.span(), q);
+    // NTT(y mod q_i) = NTT(top - h): the shift joins the transform's first pass.
+    if (last_value <= 3 * q.value()) {
+      // top < 3 q_i is within the shifted transform's input range.
+      math::ntt_forward_shifted(top.span(), minus_half, lifted.span(), ring.ntt_tables(i));
     } else {
       math::reduce_any(top.span(), lifted.span(), q);
-      math::add_scalar_mod(lifted.span(), minus_half, lifted.span(), q);
+      math::ntt_forward_shifted(lifted.span(), minus_half, lifted.span(), ring.ntt_tables(i));
     }
-    math::ntt_forward(lifted.span(), ring.ntt_tables(i));
     const auto tower = result.tower(i);
     if (plain_modulus == 1) {
       // (c - y) q_l^-1

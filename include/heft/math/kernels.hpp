@@ -64,6 +64,12 @@ void ntt_forward(std::span<const uint64_t> input, std::span<uint64_t> output,
                  const NttTables& tables);
 void ntt_inverse(std::span<const uint64_t> input, std::span<uint64_t> output,
                  const NttTables& tables);
+// output = NTT(input + shift): the constant shift (below q) added to every
+// coefficient on the way in, at no extra pass where the level has a shifted
+// transform (AVX-512). Each input + shift must be below 4q (e.g. input below
+// 3q); the same array for input and output is allowed.
+void ntt_forward_shifted(std::span<const uint64_t> input, uint64_t shift,
+                         std::span<uint64_t> output, const NttTables& tables);
 void ntt_forward(std::span<uint64_t> values, const NttTables& tables, Isa isa);
 void ntt_inverse(std::span<uint64_t> values, const NttTables& tables, Isa isa);
 

@@ -25,6 +25,8 @@
 //  - N < 64 goes to the scalar kernels.
 //  - Out of place: the first pass reads the input array and writes the
 //    output, the later ones work in the output (input == output is in place).
+//    The shifted forward transform (ntt_forward_shifted_from) adds its
+//    constant to each value as that first pass loads it (ShiftedLoad).
 //
 // An arithmetic policy Arith provides:
 //  - Twiddle (a per-lane twiddle with its Shoup constant) and Constants (the
@@ -164,20 +166,30 @@ inline void transposed_twiddles_t1(const TwiddleTable& table, uint64_t n, uint64
   }
 }
 
+// How a pass loads its input: as it is, or with a constant added to every
+// coefficient (the first pass of a shifted forward transform).
+struct PlainLoad {
+  __m512i operator()(const uint64_t* p) const { return load(p); }
+};
+struct ShiftedLoad {
+  __m512i shift;
+  __m512i operator()(const uint64_t* p) const { return _mm512_add_epi64(load(p), shift); }
+};
+
 // The six smallest forward stages (t = 32 down to 1) on kSuper consecutive
 // superblocks starting at superblock s (64 values each, read at in and
 // written at v), then the final reduction to [0, q). Each stage runs over all
 // the superblocks before the next: one superblock is a chain of dependent
 // butterflies, and two independent chains keep the core busier (5-6% faster
 // than one at a time on Zen 5).
-template <class Arith, int kSuper>
+template <class Arith, int kSuper, class Load>
 inline void forward_superblocks(uint64_t* v, const uint64_t* in, uint64_t n, uint64_t s,
                                 const TwiddleTable& table, const Permutes& p,
-                                const typename Arith::Constants& c) {
+                                const typename Arith::Constants& c, const Load& load_input) {
   __m512i r[kSuper][8];
   for (int b = 0; b < kSuper; ++b) {
     for (int k = 0; k < 8; ++k)
-      r[b][k] = load(in + 64 * b + 8 * k);
+      r[b][k] = load_input(in + 64 * b + 8 * k);
   }
   for (int b = 0; b < kSuper; ++b) {  // t = 32: one group, rows (k, k + 4)
     const auto w = broadcast_at<Arith>(table, n / 64 + s + b);
@@ -290,12 +302,12 @@ inline void inverse_superblocks(uint64_t* v, const uint64_t* in, uint64_t n, uin
 
 // Runs butterfly(x, y) over the vectors of two half-groups x[0, t), y[0, t),
 // two vectors per step, reading them at x_in, y_in.
-template <class Butterfly>
+template <class Butterfly, class Load = PlainLoad>
 inline void for_each_pair(uint64_t* x, uint64_t* y, const uint64_t* x_in, const uint64_t* y_in,
-                          uint64_t t, const Butterfly& butterfly) {
+                          uint64_t t, const Butterfly& butterfly, const Load& load_input = Load{}) {
   for (uint64_t j = 0; j < t; j += 16) {
-    __m512i x0 = load(x_in + j), x1 = load(x_in + j + 8);
-    __m512i y0 = load(y_in + j), y1 = load(y_in + j + 8);
+    __m512i x0 = load_input(x_in + j), x1 = load_input(x_in + j + 8);
+    __m512i y0 = load_input(y_in + j), y1 = load_input(y_in + j + 8);
     butterfly(x0, y0);
     butterfly(x1, y1);
     store(x + j, x0);
@@ -308,17 +320,17 @@ inline void for_each_pair(uint64_t* x, uint64_t* y, const uint64_t* x_in, const 
 // Runs butterflies(x0, x1, x2, x3) over the vectors of four consecutive
 // quarters p0 + k h [0, h), k < 4, one vector of each per step, reading them
 // from the same places in `in`.
-template <class Butterflies>
+template <class Butterflies, class Load = PlainLoad>
 inline void for_each_quad(uint64_t* p0, const uint64_t* in, uint64_t h,
-                          const Butterflies& butterflies) {
+                          const Butterflies& butterflies, const Load& load_input = Load{}) {
   uint64_t* p1 = p0 + h;
   uint64_t* p2 = p1 + h;
   uint64_t* p3 = p2 + h;
   for (uint64_t j = 0; j < h; j += 16) {
-    __m512i x0 = load(in + j), x1 = load(in + h + j), x2 = load(in + 2 * h + j),
-            x3 = load(in + 3 * h + j);
-    __m512i y0 = load(in + j + 8), y1 = load(in + h + j + 8), y2 = load(in + 2 * h + j + 8),
-            y3 = load(in + 3 * h + j + 8);
+    __m512i x0 = load_input(in + j), x1 = load_input(in + h + j), x2 = load_input(in + 2 * h + j),
+            x3 = load_input(in + 3 * h + j);
+    __m512i y0 = load_input(in + j + 8), y1 = load_input(in + h + j + 8),
+            y2 = load_input(in + 2 * h + j + 8), y3 = load_input(in + 3 * h + j + 8);
     butterflies(x0, x1, x2, x3);
     butterflies(y0, y1, y2, y3);
     store(p0 + j, x0);
@@ -333,50 +345,55 @@ inline void for_each_quad(uint64_t* p0, const uint64_t* in, uint64_t h,
 }
 
 // One forward stage (m groups of half-length t >= 16), reading `input`.
-template <class Arith>
+template <class Arith, class Load = PlainLoad>
 void forward_radix2(uint64_t* values, const uint64_t* input, uint64_t m, uint64_t t,
-                    const TwiddleTable& table, const typename Arith::Constants& c) {
+                    const TwiddleTable& table, const typename Arith::Constants& c,
+                    const Load& load_input = Load{}) {
   for (uint64_t i = 0; i < m; ++i) {
     const auto w = broadcast_at<Arith>(table, m + i);
     uint64_t* x = values + 2 * i * t;
     const uint64_t* x_in = input + 2 * i * t;
-    for_each_pair(x, x + t, x_in, x_in + t, t,
-                  [&](__m512i& x0, __m512i& y0) { Arith::forward_butterfly(x0, y0, w, c); });
+    for_each_pair(
+        x, x + t, x_in, x_in + t, t,
+        [&](__m512i& x0, __m512i& y0) { Arith::forward_butterfly(x0, y0, w, c); }, load_input);
   }
 }
 
 // Forward stages (m, t) and (2m, t/2) in one pass, t >= 32: each group of 2t
 // values is split in quarters q0..q3; stage one pairs (q0, q2), (q1, q3), stage
 // two (q0, q1), (q2, q3). Reads `input`.
-template <class Arith>
+template <class Arith, class Load = PlainLoad>
 void forward_radix4(uint64_t* values, const uint64_t* input, uint64_t m, uint64_t t,
-                    const TwiddleTable& table, const typename Arith::Constants& c) {
+                    const TwiddleTable& table, const typename Arith::Constants& c,
+                    const Load& load_input = Load{}) {
   const uint64_t h = t / 2;
   for (uint64_t i = 0; i < m; ++i) {
     const auto w1 = broadcast_at<Arith>(table, m + i);
     const auto w2 = broadcast_at<Arith>(table, 2 * m + 2 * i);
     const auto w3 = broadcast_at<Arith>(table, 2 * m + 2 * i + 1);
-    for_each_quad(values + 2 * i * t, input + 2 * i * t, h,
-                  [&](__m512i& x0, __m512i& x1, __m512i& x2, __m512i& x3) {
-                    Arith::forward_butterfly(x0, x2, w1, c);
-                    Arith::forward_butterfly(x1, x3, w1, c);
-                    Arith::forward_butterfly_second(x0, x1, w2, c);
-                    Arith::forward_butterfly_second(x2, x3, w3, c);
-                  });
+    for_each_quad(
+        values + 2 * i * t, input + 2 * i * t, h,
+        [&](__m512i& x0, __m512i& x1, __m512i& x2, __m512i& x3) {
+          Arith::forward_butterfly(x0, x2, w1, c);
+          Arith::forward_butterfly(x1, x3, w1, c);
+          Arith::forward_butterfly_second(x0, x1, w2, c);
+          Arith::forward_butterfly_second(x2, x3, w3, c);
+        },
+        load_input);
   }
 }
 
 // The six smallest forward stages over all superblocks, reading `input`.
-template <class Arith>
+template <class Arith, class Load = PlainLoad>
 void forward_last6(uint64_t* values, const uint64_t* input, uint64_t n, const TwiddleTable& table,
-                   const typename Arith::Constants& c) {
+                   const typename Arith::Constants& c, const Load& load_input = Load{}) {
   const Permutes p = make_permutes();
   if (n == 64) {
-    forward_superblocks<Arith, 1>(values, input, n, 0, table, p, c);
+    forward_superblocks<Arith, 1>(values, input, n, 0, table, p, c, load_input);
     return;
   }
   for (uint64_t s = 0; s < n / 64; s += 2) {
-    forward_superblocks<Arith, 2>(values + 64 * s, input + 64 * s, n, s, table, p, c);
+    forward_superblocks<Arith, 2>(values + 64 * s, input + 64 * s, n, s, table, p, c, load_input);
   }
 }
 
@@ -443,33 +460,57 @@ inline void copy_values(uint64_t* out, const uint64_t* in, uint64_t n) {
     out[i] = in[i];
 }
 
-// The forward NTT (see kernel_api.hpp) of `input` into `values` with the
-// arithmetic of Arith.
+// The passes of the forward NTT (N >= 64) of `input` into `values`:
+// whichever pass comes first reads `input` through first_load.
+template <class Arith, class Load>
+void forward_passes(uint64_t* values, const uint64_t* input, const NttTableData& table,
+                    const TwiddleTable& roots, const typename Arith::Constants& c,
+                    const Load& first_load) {
+  const uint64_t n = table.degree;
+  bool first = true;
+  // Stages with t >= 64 (log2(N) - 6 of them): an odd one out first, then pairs.
+  uint64_t m = 1, t = n / 2;
+  if (((table.log_degree - 6) & 1) != 0) {
+    forward_radix2<Arith>(values, input, m, t, roots, c, first_load);
+    first = false;
+    m = 2;
+    t = n / 4;
+  }
+  for (; t > 32; m *= 4, t /= 4) {
+    if (first) {
+      forward_radix4<Arith>(values, input, m, t, roots, c, first_load);
+      first = false;
+    } else {
+      forward_radix4<Arith>(values, values, m, t, roots, c);
+    }
+  }
+  if (first) {
+    forward_last6<Arith>(values, input, n, roots, c, first_load);
+  } else {
+    forward_last6<Arith>(values, values, n, roots, c);
+  }
+}
+
+// The forward NTT (see kernel_api.hpp) of `input` plus `shift` (added to
+// every coefficient as the first pass loads it; 0 for the plain transform)
+// into `values` with the arithmetic of Arith.
 template <class Arith>
-void forward_ntt(uint64_t* values, const uint64_t* input, const NttTableData& table) {
+void forward_ntt(uint64_t* values, const uint64_t* input, const NttTableData& table,
+                 uint64_t shift = 0) {
   const uint64_t n = table.degree;
   if (n < 64) {
-    copy_values(values, input, n);
+    for (uint64_t i = 0; i < n; ++i)
+      values[i] = input[i] + shift;
     scalar::ntt_forward(values, table);
     return;
   }
   const typename Arith::Constants c = Arith::make_constants(table.modulus.value);
   const TwiddleTable roots = Arith::forward_table(table);
-  // Stages with t >= 64 (log2(N) - 6 of them): an odd one out first, then
-  // pairs. Whichever pass comes first reads `input`.
-  const uint64_t* source = input;
-  uint64_t m = 1, t = n / 2;
-  if (((table.log_degree - 6) & 1) != 0) {
-    forward_radix2<Arith>(values, source, m, t, roots, c);
-    source = values;
-    m = 2;
-    t = n / 4;
+  if (shift == 0) {
+    forward_passes<Arith>(values, input, table, roots, c, PlainLoad{});
+  } else {
+    forward_passes<Arith>(values, input, table, roots, c, ShiftedLoad{set1(shift)});
   }
-  for (; t > 32; m *= 4, t /= 4) {
-    forward_radix4<Arith>(values, source, m, t, roots, c);
-    source = values;
-  }
-  forward_last6<Arith>(values, source, n, roots, c);
 }
 
 // The inverse NTT (see kernel_api.hpp) of `input` into `values` with the

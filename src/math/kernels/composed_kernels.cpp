@@ -14,4 +14,11 @@ void transform_from(void (*in_place)(uint64_t*, const NttTableData&), uint64_t* 
   in_place(out, table);
 }
 
+void shifted_transform_from(void (*in_place)(uint64_t*, const NttTableData&), uint64_t* out,
+                            const uint64_t* in, uint64_t shift, const NttTableData& table) {
+  for (uint64_t i = 0; i < table.degree; ++i)
+    out[i] = in[i] + shift;
+  in_place(out, table);
+}
+
 }  // namespace heft::math::kernels

@@ -226,6 +226,23 @@ void ntt_forward(std::span<const uint64_t> input, std::span<uint64_t> output,
   }
 }
 
+void ntt_forward_shifted(std::span<const uint64_t> input, uint64_t shift,
+                         std::span<uint64_t> output, const NttTables& tables) {
+  check_out_of_place(input, output, tables, "ntt_forward_shifted");
+  if (shift >= tables.modulus().value()) {
+    throw InvalidArgument("ntt_forward_shifted: shift " + std::to_string(shift) +
+                          " must be reduced below the modulus " +
+                          std::to_string(tables.modulus().value()));
+  }
+  const KernelTable& level = active_table(tables.modulus().value());
+  if (level.ntt_forward_shifted_from != nullptr) {
+    level.ntt_forward_shifted_from(output.data(), input.data(), shift, tables.data());
+  } else {
+    kernels::shifted_transform_from(level.ntt_forward, output.data(), input.data(), shift,
+                                    tables.data());
+  }
+}
+
 void ntt_inverse(std::span<const uint64_t> input, std::span<uint64_t> output,
                  const NttTables& tables) {
   check_out_of_place(input, output, tables, "ntt_inverse");

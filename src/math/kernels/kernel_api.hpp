@@ -129,6 +129,10 @@ HEFT_DECLARE_KERNELS(ifma_emulated)
 // below), and it calls them directly. The contracts:
 //   ntt_forward_from / ntt_inverse_from: out = NTT(in) / NTT^-1(in) with the
 //     ranges of the in-place transforms; in untouched, in == out allowed.
+//   ntt_forward_shifted_from: out = NTT(in + shift), the constant shift added
+//     to every coefficient on the way in (modulus switching's centring, which
+//     then costs no pass of its own): in + shift < 4q for every coefficient
+//     (e.g. in < 3q and shift < q) -> [0, q); in == out allowed.
 //   dot_product_pair: key switching's inner product, k terms sharing their
 //     left operand: out0 = sum_j x[j] * b[j] and out1 = sum_j x[j] * a[j] mod
 //     q; x, b, a hold k pointers to n words, all in [0, q) -> [0, q) (k = 0
@@ -141,6 +145,9 @@ HEFT_DECLARE_KERNELS(ifma_emulated)
 #define HEFT_DECLARE_OUT_OF_PLACE_NTT                                                  \
   void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table); \
   void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table);
+#define HEFT_DECLARE_SHIFTED_NTT                                                   \
+  void ntt_forward_shifted_from(uint64_t* out, const uint64_t* in, uint64_t shift, \
+                                const NttTableData& table);
 #define HEFT_DECLARE_DOT_PRODUCT_PAIR                                                           \
   void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,               \
                         const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n, \
@@ -160,23 +167,27 @@ HEFT_DECLARE_OUT_OF_PLACE_NTT
 HEFT_DECLARE_SUM_KERNELS
 }  // namespace avx2
 
-// The AVX-512 levels (and their emulated builds): out-of-place transforms and
-// both sums; ifma's inner product has a 52-bit form of its own below 2^50,
+// The AVX-512 levels (and their emulated builds): out-of-place and shifted
+// transforms and both sums; ifma's inner product has a 52-bit form of its own below 2^50,
 // its other sums are avx512's.
 namespace avx512 {
 HEFT_DECLARE_OUT_OF_PLACE_NTT
+HEFT_DECLARE_SHIFTED_NTT
 HEFT_DECLARE_SUM_KERNELS
 }  // namespace avx512
 namespace avx512_emulated {
 HEFT_DECLARE_OUT_OF_PLACE_NTT
+HEFT_DECLARE_SHIFTED_NTT
 HEFT_DECLARE_SUM_KERNELS
 }  // namespace avx512_emulated
 namespace ifma {
 HEFT_DECLARE_OUT_OF_PLACE_NTT
+HEFT_DECLARE_SHIFTED_NTT
 HEFT_DECLARE_SUM_KERNELS
 }  // namespace ifma
 namespace ifma_emulated {
 HEFT_DECLARE_OUT_OF_PLACE_NTT
+HEFT_DECLARE_SHIFTED_NTT
 HEFT_DECLARE_SUM_KERNELS
 }  // namespace ifma_emulated
 
@@ -201,6 +212,7 @@ struct KernelTable {
   // Null where the level has none (see above; the sums only in bare tables).
   decltype(&avx2::ntt_forward_from) ntt_forward_from;
   decltype(&avx2::ntt_inverse_from) ntt_inverse_from;
+  decltype(&avx512::ntt_forward_shifted_from) ntt_forward_shifted_from;
   decltype(&scalar::dot_product_pair) dot_product_pair;
   decltype(&scalar::weighted_sum_mod) weighted_sum_mod;
 };
@@ -208,7 +220,8 @@ struct KernelTable {
 // The table of level `ns` (a namespace inside heft::math::kernels) with its
 // mandatory kernels and the given optional ones (null for none), for the
 // dispatcher and the tests of the emulated levels.
-#define HEFT_KERNEL_TABLE_WITH(ns, forward_from, inverse_from, dot_pair, weighted_sum)          \
+#define HEFT_KERNEL_TABLE_WITH(ns, forward_from, inverse_from, shifted_from, dot_pair,          \
+                               weighted_sum)                                                    \
   ::heft::math::kernels::KernelTable {                                                          \
 #ns, &::heft::math::kernels::ns::ntt_forward, &::heft::math::kernels::ns::ntt_inverse,      \
         &::heft::math::kernels::ns::add_mod, &::heft::math::kernels::ns::sub_mod,               \
@@ -218,16 +231,18 @@ struct KernelTable {
         &::heft::math::kernels::ns::reduce_from_4q, &::heft::math::kernels::ns::reduce_any,     \
         &::heft::math::kernels::ns::add_scalar_mod,                                             \
         &::heft::math::kernels::ns::sub_mul_scalar_mod,                                         \
-        &::heft::math::kernels::ns::permute_blocks, forward_from, inverse_from, dot_pair,       \
-        weighted_sum                                                                            \
+        &::heft::math::kernels::ns::permute_blocks, forward_from, inverse_from, shifted_from,   \
+        dot_pair, weighted_sum                                                                  \
   }
 // Only the mandatory kernels.
-#define HEFT_KERNEL_TABLE(ns) HEFT_KERNEL_TABLE_WITH(ns, nullptr, nullptr, nullptr, nullptr)
+#define HEFT_KERNEL_TABLE(ns) \
+  HEFT_KERNEL_TABLE_WITH(ns, nullptr, nullptr, nullptr, nullptr, nullptr)
 // The AVX-512 levels' tables, with the optional kernels they have.
-#define HEFT_AVX512_KERNEL_TABLE(ns)                                       \
-  HEFT_KERNEL_TABLE_WITH(ns, &::heft::math::kernels::ns::ntt_forward_from, \
-                         &::heft::math::kernels::ns::ntt_inverse_from,     \
-                         &::heft::math::kernels::ns::dot_product_pair,     \
+#define HEFT_AVX512_KERNEL_TABLE(ns)                                           \
+  HEFT_KERNEL_TABLE_WITH(ns, &::heft::math::kernels::ns::ntt_forward_from,     \
+                         &::heft::math::kernels::ns::ntt_inverse_from,         \
+                         &::heft::math::kernels::ns::ntt_forward_shifted_from, \
+                         &::heft::math::kernels::ns::dot_product_pair,         \
                          &::heft::math::kernels::ns::weighted_sum_mod)
 #define HEFT_IFMA_KERNEL_TABLE(ns) HEFT_AVX512_KERNEL_TABLE(ns)
 

@@ -123,6 +123,11 @@ void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& tab
   inverse_ntt<ShoupArith>(out, in, table);
 }
 
+void ntt_forward_shifted_from(uint64_t* out, const uint64_t* in, uint64_t shift,
+                              const NttTableData& table) {
+  forward_ntt<ShoupArith>(out, in, table, shift);
+}
+
 void ntt_forward(uint64_t* values, const NttTableData& table) {
   ntt_forward_from(values, values, table);
 }

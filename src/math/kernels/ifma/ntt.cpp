@@ -125,16 +125,21 @@ constexpr uint64_t kHalfReducedBound = uint64_t{1} << 49;
 
 }  // namespace
 
-void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
+void ntt_forward_shifted_from(uint64_t* out, const uint64_t* in, uint64_t shift,
+                              const NttTableData& table) {
   if (table.roots_shoup52 == nullptr) {  // q >= 2^50: no 52-bit tables
-    HEFT_AVX512_NAMESPACE::ntt_forward_from(out, in, table);
+    HEFT_AVX512_NAMESPACE::ntt_forward_shifted_from(out, in, shift, table);
     return;
   }
   if (table.modulus.value < kHalfReducedBound) {
-    forward_ntt<Ifma52HalfReducedArith>(out, in, table);
+    forward_ntt<Ifma52HalfReducedArith>(out, in, table, shift);
   } else {
-    forward_ntt<Ifma52Arith>(out, in, table);
+    forward_ntt<Ifma52Arith>(out, in, table, shift);
   }
+}
+
+void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
+  ntt_forward_shifted_from(out, in, 0, table);
 }
 
 void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
