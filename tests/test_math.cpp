@@ -488,31 +488,41 @@ TEST(Eltwise, WeightedSumRefusesBadInput) {
   EXPECT_EQ(out, std::vector<uint64_t>(8, 3));
 }
 
-// ntt_forward_shifted at every level against the plain transform of the
-// shifted values reduced here; a shift that is not reduced is refused and
-// leaves the output as it was.
-TEST(Ntt, ShiftedForwardTransformAtEveryLevel) {
-  std::mt19937_64 rng(19);
+// Runs check(isa, bits, tables) at every level this CPU supports, for 30-,
+// 49- and 60-bit primes (those a level can take) and N = 8, 64 and 4096,
+// restoring the active level afterwards.
+template <class Check>
+void for_each_level_and_table(const Check& check) {
   const Isa before = active_isa();
   for (Isa isa : supported_isas()) {
     set_isa(isa);
     for (int bits : {30, 49, 60}) {
       if (isa == Isa::ifma && bits > 50) continue;
       for (uint64_t n : {uint64_t{8}, uint64_t{64}, uint64_t{4096}}) {
-        const Modulus q = generate_ntt_primes(bits, n, 1)[0];
-        const NttTables tables(n, q);
-        std::vector<uint64_t> input = random_values(n, 3 * q.value(), rng);
-        const uint64_t shift = random_values(1, q.value(), rng)[0];
-        std::vector<uint64_t> expected(n), output(n, 0);
-        for (uint64_t i = 0; i < n; ++i)
-          expected[i] = (input[i] % q.value() + shift) % q.value();
-        ntt_forward(expected, tables);
-        ntt_forward_shifted(input, shift, output, tables);
-        EXPECT_EQ(output, expected) << to_string(isa) << " bits=" << bits << " n=" << n;
+        const NttTables tables(n, generate_ntt_primes(bits, n, 1)[0]);
+        check(isa, bits, tables);
       }
     }
   }
   set_isa(before);
+}
+
+// ntt_forward_shifted at every level against the plain transform of the
+// shifted values reduced here; a shift that is not reduced is refused and
+// leaves the output as it was.
+TEST(Ntt, ShiftedForwardTransformAtEveryLevel) {
+  std::mt19937_64 rng(19);
+  for_each_level_and_table([&](Isa isa, int bits, const NttTables& tables) {
+    const uint64_t n = tables.degree(), q = tables.modulus().value();
+    std::vector<uint64_t> input = random_values(n, 3 * q, rng);
+    const uint64_t shift = random_values(1, q, rng)[0];
+    std::vector<uint64_t> expected(n), output(n, 0);
+    for (uint64_t i = 0; i < n; ++i)
+      expected[i] = (input[i] % q + shift) % q;
+    ntt_forward(expected, tables);
+    ntt_forward_shifted(input, shift, output, tables);
+    EXPECT_EQ(output, expected) << to_string(isa) << " bits=" << bits << " n=" << n;
+  });
   const Modulus q = generate_ntt_primes(40, 16, 1)[0];
   const NttTables tables(16, q);
   std::vector<uint64_t> input(16, 1), output(16, 7);
@@ -524,37 +534,28 @@ TEST(Ntt, ShiftedForwardTransformAtEveryLevel) {
 
 TEST(Ntt, OutOfPlaceTransformsEqualInPlaceAtEveryLevel) {
   std::mt19937_64 rng(18);
-  const Isa before = active_isa();
-  for (Isa isa : supported_isas()) {
-    set_isa(isa);
-    for (int bits : {30, 49, 60}) {
-      if (isa == Isa::ifma && bits > 50) continue;
-      for (uint64_t n : {uint64_t{8}, uint64_t{64}, uint64_t{4096}}) {
-        const Modulus q = generate_ntt_primes(bits, n, 1)[0];
-        const NttTables tables(n, q);
-        std::vector<uint64_t> input = random_values(n, 4 * q.value(), rng);  // lazy range
-        input[0] = 4 * q.value() - 1;
-        const std::vector<uint64_t> kept = input;
-        std::vector<uint64_t> in_place = input, output(n, 0);
-        ntt_forward(in_place, tables);
-        ntt_forward(input, output, tables);
-        EXPECT_EQ(output, in_place) << to_string(isa) << " bits=" << bits << " n=" << n;
-        EXPECT_EQ(input, kept);
-        ntt_forward(std::span<const uint64_t>(input), input, tables);  // same array: in place
-        EXPECT_EQ(input, in_place);
-        // Inverse, from the lazy range [0, 2q) of its contract.
-        std::vector<uint64_t> spectrum = random_values(n, 2 * q.value(), rng);
-        spectrum[1] = 2 * q.value() - 1;
-        const std::vector<uint64_t> spectrum_kept = spectrum;
-        std::vector<uint64_t> inverse_in_place = spectrum, inverse_output(n, 0);
-        ntt_inverse(inverse_in_place, tables);
-        ntt_inverse(spectrum, inverse_output, tables);
-        EXPECT_EQ(inverse_output, inverse_in_place) << to_string(isa) << " bits=" << bits;
-        EXPECT_EQ(spectrum, spectrum_kept);
-      }
-    }
-  }
-  set_isa(before);
+  for_each_level_and_table([&](Isa isa, int bits, const NttTables& tables) {
+    const uint64_t n = tables.degree(), q = tables.modulus().value();
+    std::vector<uint64_t> input = random_values(n, 4 * q, rng);  // lazy range
+    input[0] = 4 * q - 1;
+    const std::vector<uint64_t> kept = input;
+    std::vector<uint64_t> in_place = input, output(n, 0);
+    ntt_forward(in_place, tables);
+    ntt_forward(input, output, tables);
+    EXPECT_EQ(output, in_place) << to_string(isa) << " bits=" << bits << " n=" << n;
+    EXPECT_EQ(input, kept);
+    ntt_forward(std::span<const uint64_t>(input), input, tables);  // same array: in place
+    EXPECT_EQ(input, in_place);
+    // Inverse, from the lazy range [0, 2q) of its contract.
+    std::vector<uint64_t> spectrum = random_values(n, 2 * q, rng);
+    spectrum[1] = 2 * q - 1;
+    const std::vector<uint64_t> spectrum_kept = spectrum;
+    std::vector<uint64_t> inverse_in_place = spectrum, inverse_output(n, 0);
+    ntt_inverse(inverse_in_place, tables);
+    ntt_inverse(spectrum, inverse_output, tables);
+    EXPECT_EQ(inverse_output, inverse_in_place) << to_string(isa) << " bits=" << bits;
+    EXPECT_EQ(spectrum, spectrum_kept);
+  });
   const Modulus q = generate_ntt_primes(40, 16, 1)[0];
   const NttTables tables(16, q);
   std::vector<uint64_t> both(24, 1);
