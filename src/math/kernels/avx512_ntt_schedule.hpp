@@ -453,11 +453,12 @@ void inverse_radix4(uint64_t* values, uint64_t m, uint64_t t, const TwiddleTable
   }
 }
 
-// N < 64: the scalar transform, on a copy when out of place.
-inline void copy_values(uint64_t* out, const uint64_t* in, uint64_t n) {
-  if (out == in) return;
+// N < 64: the scalar transform, on a copy of the input (plus `shift`, added to
+// every value) when out of place or shifted.
+inline void copy_values(uint64_t* out, const uint64_t* in, uint64_t n, uint64_t shift = 0) {
+  if (out == in && shift == 0) return;
   for (uint64_t i = 0; i < n; ++i)
-    out[i] = in[i];
+    out[i] = in[i] + shift;
 }
 
 // The passes of the forward NTT (N >= 64) of `input` into `values`:
@@ -499,8 +500,7 @@ void forward_ntt(uint64_t* values, const uint64_t* input, const NttTableData& ta
                  uint64_t shift = 0) {
   const uint64_t n = table.degree;
   if (n < 64) {
-    for (uint64_t i = 0; i < n; ++i)
-      values[i] = input[i] + shift;
+    copy_values(values, input, n, shift);
     scalar::ntt_forward(values, table);
     return;
   }

@@ -226,14 +226,23 @@ void ntt_forward(std::span<const uint64_t> input, std::span<uint64_t> output,
   }
 }
 
+namespace {
+kernels::ModulusData modulus_data(const Modulus& q) {
+  return {q.value(), q.barrett_hi(), q.barrett_lo(), q.barrett64()};
+}
+
+void check_scalar_operand(uint64_t scalar, const Modulus& q, const char* operation) {
+  if (scalar >= q.value()) {
+    throw InvalidArgument(std::string(operation) + ": scalar " + std::to_string(scalar) +
+                          " must be reduced below the modulus " + std::to_string(q.value()));
+  }
+}
+}  // namespace
+
 void ntt_forward_shifted(std::span<const uint64_t> input, uint64_t shift,
                          std::span<uint64_t> output, const NttTables& tables) {
   check_out_of_place(input, output, tables, "ntt_forward_shifted");
-  if (shift >= tables.modulus().value()) {
-    throw InvalidArgument("ntt_forward_shifted: shift " + std::to_string(shift) +
-                          " must be reduced below the modulus " +
-                          std::to_string(tables.modulus().value()));
-  }
+  check_scalar_operand(shift, tables.modulus(), "ntt_forward_shifted");
   const KernelTable& level = active_table(tables.modulus().value());
   if (level.ntt_forward_shifted_from != nullptr) {
     level.ntt_forward_shifted_from(output.data(), input.data(), shift, tables.data());
@@ -293,19 +302,6 @@ void negate_mod(std::span<const uint64_t> a, std::span<uint64_t> out, const Modu
   require_in_place_or_disjoint(a, out, "negate_mod");
   choose(isa, q).negate_mod(out.data(), a.data(), a.size(), q.value());
 }
-
-namespace {
-kernels::ModulusData modulus_data(const Modulus& q) {
-  return {q.value(), q.barrett_hi(), q.barrett_lo(), q.barrett64()};
-}
-
-void check_scalar_operand(uint64_t scalar, const Modulus& q, const char* operation) {
-  if (scalar >= q.value()) {
-    throw InvalidArgument(std::string(operation) + ": scalar " + std::to_string(scalar) +
-                          " must be reduced below the modulus " + std::to_string(q.value()));
-  }
-}
-}  // namespace
 
 void mul_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span<uint64_t> out,
              const Modulus& q, std::optional<Isa> isa) {
