@@ -32,6 +32,7 @@
 #include <cstdint>
 
 #include "math/kernels/kernel_api.hpp"
+#include "math/kernels/key_run_prefetch.hpp"
 
 namespace heft::math::kernels {
 namespace {
@@ -108,6 +109,7 @@ void dot_product_pair_split(const Ops& ops, uint64_t* out0, uint64_t* out1,
     ops.store_aligned(sums[first + 1] + i, sum.middle);
     ops.store_aligned(sums[first + 2] + i, sum.high);
   };
+  const KeyRunPrefetcher prefetch_key(b, a, k, count, kBlock);
   for (std::size_t start = 0; start < count; start += kBlock) {
     const std::size_t size = count - start < kBlock ? count - start : kBlock;
     for (std::size_t j = 0; j < k; j += 2) {
@@ -128,6 +130,7 @@ void dot_product_pair_split(const Ops& ops, uint64_t* out0, uint64_t* out1,
           sum1 = load_sum(3, i);
         }
         const std::size_t at = start + i;
+        prefetch_key(j, start, size, i);
         const Halves xv = ops.split(ops.load(x[j] + at));
         ops.add_product(sum0, xv, ops.split(ops.load(b[j] + at)));
         ops.add_product(sum1, xv, ops.split(ops.load(a[j] + at)));

@@ -16,6 +16,7 @@
 #include "math/kernels/avx512_eltwise_loops.hpp"
 #include "math/kernels/avx512_intrinsics.hpp"
 #include "math/kernels/kernel_api.hpp"
+#include "math/kernels/key_run_prefetch.hpp"
 
 namespace heft::math::kernels::HEFT_IFMA_NAMESPACE {
 namespace {
@@ -211,9 +212,9 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
   const ProductFolder folder(q.value);
   const __m512i zero = _mm512_setzero_si512();
   constexpr size_t kBlock = 512;
-  constexpr size_t kKeyPrefetchDistance = 2 * kBlock;
   alignas(64) uint64_t stored[4][kBlock];
   const size_t full = n / 8 * 8;
+  const KeyRunPrefetcher prefetch_key(b, a, k, full, kBlock);
   for (size_t start = 0; start < full; start += kBlock) {
     const size_t size = full - start < kBlock ? full - start : kBlock;
     for (size_t j = 0; j < k; j += 2) {
@@ -226,15 +227,10 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                   _mm512_load_si512(stored[2] + i), _mm512_load_si512(stored[3] + i)};
         }
         const size_t at = start + i;
+        prefetch_key(j, start, size, i);
         for (size_t d = j; d < j + 2 && d < k; ++d) {
           sums.add(_mm512_loadu_si512(x[d] + at), _mm512_loadu_si512(b[d] + at),
                    _mm512_loadu_si512(a[d] + at));
-          if (at + kKeyPrefetchDistance < full) {
-            // Ask for the key two blocks ahead (to L2, prefetcht1): the
-            // hardware prefetchers alone lose pace across the 3k streams.
-            __builtin_prefetch(b[d] + at + kKeyPrefetchDistance, 0, 2);
-            __builtin_prefetch(a[d] + at + kKeyPrefetchDistance, 0, 2);
-          }
         }
         // kFoldTerms is even, so a fold falls at the end of a pass.
         if (!last_pass && (j + 2) % kFoldTerms == 0) sums.fold(folder);
