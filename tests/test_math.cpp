@@ -381,7 +381,8 @@ TEST(Eltwise, DotProductPairMatchesInt128AtEveryLevel) {
       for (std::size_t terms : term_counts) {
         for (std::size_t n :
              {std::size_t{0}, std::size_t{3}, std::size_t{257}, std::size_t{1029}}) {
-          for (bool maximal : {false, true}) {
+          for (const auto [maximal, accumulate] : {std::pair{false, false}, std::pair{true, false},
+                                                   std::pair{false, true}, std::pair{true, true}}) {
             std::vector<std::vector<uint64_t>> x(terms), b(terms), a(terms);
             for (std::size_t j = 0; j < terms; ++j) {
               x[j] = maximal ? std::vector<uint64_t>(n, qv - 1) : random_values(n, qv, rng);
@@ -391,18 +392,29 @@ TEST(Eltwise, DotProductPairMatchesInt128AtEveryLevel) {
             const auto spans = [](const std::vector<std::vector<uint64_t>>& v) {
               return std::vector<std::span<const uint64_t>>(v.begin(), v.end());
             };
-            std::vector<uint64_t> out0(n, 7), out1(n, 7);
-            dot_product_pair(spans(x), spans(b), spans(a), out0, out1, q, isa);
+            // dot_product_pair overwrites its outputs; the accumulating form
+            // starts from them (here the largest values, or random ones).
+            const std::vector<uint64_t> start0 =
+                maximal ? std::vector<uint64_t>(n, qv - 1) : random_values(n, qv, rng);
+            const std::vector<uint64_t> start1 = random_values(n, qv, rng);
+            std::vector<uint64_t> out0 = start0, out1 = start1;
+            if (accumulate) {
+              dot_product_pair_accumulate(spans(x), spans(b), spans(a), out0, out1, q, isa);
+            } else {
+              dot_product_pair(spans(x), spans(b), spans(a), out0, out1, q, isa);
+            }
             for (std::size_t i = 0; i < n; ++i) {
-              u128 sum0 = 0, sum1 = 0;
+              u128 sum0 = accumulate ? start0[i] : 0, sum1 = accumulate ? start1[i] : 0;
               for (std::size_t j = 0; j < terms; ++j) {
                 sum0 = (sum0 + static_cast<u128>(x[j][i]) * b[j][i]) % qv;
                 sum1 = (sum1 + static_cast<u128>(x[j][i]) * a[j][i]) % qv;
               }
               ASSERT_EQ(out0[i], static_cast<uint64_t>(sum0))
-                  << to_string(isa) << " bits=" << bits << " k=" << terms << " i=" << i;
+                  << to_string(isa) << " bits=" << bits << " k=" << terms
+                  << " accumulate=" << accumulate << " i=" << i;
               ASSERT_EQ(out1[i], static_cast<uint64_t>(sum1))
-                  << to_string(isa) << " bits=" << bits << " k=" << terms << " i=" << i;
+                  << to_string(isa) << " bits=" << bits << " k=" << terms
+                  << " accumulate=" << accumulate << " i=" << i;
             }
           }
         }
@@ -422,6 +434,10 @@ TEST(Eltwise, DotProductPairRefusesBadShapesWithoutWriting) {
                MismatchError);
   EXPECT_THROW(dot_product_pair(Spans{out0}, Spans{b}, Spans{a}, out0, out1, q), InvalidArgument);
   EXPECT_THROW(dot_product_pair(Spans{x}, Spans{b}, Spans{a}, out0, out0, q), InvalidArgument);
+  EXPECT_THROW(dot_product_pair_accumulate(Spans{x}, Spans{b, b}, Spans{a}, out0, out1, q),
+               MismatchError);
+  EXPECT_THROW(dot_product_pair_accumulate(Spans{out1}, Spans{b}, Spans{a}, out0, out1, q),
+               InvalidArgument);
   EXPECT_EQ(out0, std::vector<uint64_t>(8, 5));
   EXPECT_EQ(out1, std::vector<uint64_t>(8, 5));
 }

@@ -421,23 +421,28 @@ void reduce_any(std::span<const uint64_t> a, std::span<uint64_t> out, const Modu
   choose(isa, q).reduce_any(out.data(), a.data(), a.size(), data);
 }
 
-void dot_product_pair(std::span<const std::span<const uint64_t>> x,
-                      std::span<const std::span<const uint64_t>> b,
-                      std::span<const std::span<const uint64_t>> a, std::span<uint64_t> out0,
-                      std::span<uint64_t> out1, const Modulus& q, std::optional<Isa> isa) {
+namespace {
+
+// dot_product_pair and dot_product_pair_accumulate: the checks, then the
+// level's kernel. `name` is the caller's, for the messages.
+void run_dot_product_pair(std::span<const std::span<const uint64_t>> x,
+                          std::span<const std::span<const uint64_t>> b,
+                          std::span<const std::span<const uint64_t>> a, std::span<uint64_t> out0,
+                          std::span<uint64_t> out1, const Modulus& q, std::optional<Isa> isa,
+                          bool accumulate, const char* name) {
   const std::size_t terms = x.size();
-  require_same_size(terms, b.size(), "dot_product_pair", "list of second operands b");
-  require_same_size(terms, a.size(), "dot_product_pair", "list of second operands a");
-  require_same_size(out0.size(), out1.size(), "dot_product_pair", "second output");
+  require_same_size(terms, b.size(), name, "list of second operands b");
+  require_same_size(terms, a.size(), name, "list of second operands a");
+  require_same_size(out0.size(), out1.size(), name, "second output");
   if (overlaps(out0, out1)) {
-    throw InvalidArgument("dot_product_pair: the two outputs overlap");
+    throw InvalidArgument(std::string(name) + ": the two outputs overlap");
   }
   std::vector<const uint64_t*> pointers(3 * terms);
   for (std::size_t j = 0; j < terms; ++j) {
     for (const std::span<const uint64_t>* operand : {&x[j], &b[j], &a[j]}) {
-      require_same_size(out0.size(), operand->size(), "dot_product_pair", "operand");
+      require_same_size(out0.size(), operand->size(), name, "operand");
       if (overlaps(*operand, out0) || overlaps(*operand, out1)) {
-        throw InvalidArgument("dot_product_pair: an output overlaps an input");
+        throw InvalidArgument(std::string(name) + ": an output overlaps an input");
       }
     }
     pointers[j] = x[j].data();
@@ -449,8 +454,25 @@ void dot_product_pair(std::span<const std::span<const uint64_t>> x,
   const uint64_t* const* x_rows = pointers.data();
   const uint64_t* const* b_rows = x_rows + terms;
   const uint64_t* const* a_rows = b_rows + terms;
-  level.dot_product_pair(out0.data(), out1.data(), x_rows, b_rows, a_rows, terms, out0.size(),
-                         data);
+  level.dot_product_pair(out0.data(), out1.data(), x_rows, b_rows, a_rows, terms, out0.size(), data,
+                         accumulate);
+}
+
+}  // namespace
+
+void dot_product_pair(std::span<const std::span<const uint64_t>> x,
+                      std::span<const std::span<const uint64_t>> b,
+                      std::span<const std::span<const uint64_t>> a, std::span<uint64_t> out0,
+                      std::span<uint64_t> out1, const Modulus& q, std::optional<Isa> isa) {
+  run_dot_product_pair(x, b, a, out0, out1, q, isa, false, "dot_product_pair");
+}
+
+void dot_product_pair_accumulate(std::span<const std::span<const uint64_t>> x,
+                                 std::span<const std::span<const uint64_t>> b,
+                                 std::span<const std::span<const uint64_t>> a,
+                                 std::span<uint64_t> out0, std::span<uint64_t> out1,
+                                 const Modulus& q, std::optional<Isa> isa) {
+  run_dot_product_pair(x, b, a, out0, out1, q, isa, true, "dot_product_pair_accumulate");
 }
 
 FixedWeights::FixedWeights(std::vector<uint64_t> weights, const Modulus& q)

@@ -79,11 +79,13 @@ inline SplitSumPlan plan_split_sum(uint64_t q, int b) {
 // Ops::kLanes: block by block, the six split sums of each coefficient live in
 // arrays while the digits stream past, two digits per pass (half the loads
 // and stores of the sums); at the end of each chunk of digits the sums are
-// finished and the result carried into the next chunk.
+// finished and the result carried into the next chunk. With accumulate, the
+// outputs' values are carried into the first chunk.
 template <class Ops>
 void dot_product_pair_split(const Ops& ops, uint64_t* out0, uint64_t* out1,
                             const uint64_t* const* x, const uint64_t* const* b,
-                            const uint64_t* const* a, std::size_t k, std::size_t count) {
+                            const uint64_t* const* a, std::size_t k, std::size_t count,
+                            bool accumulate) {
   using Vec = typename Ops::Vec;
   using Sum = typename Ops::Sum;
   using Halves = typename Ops::Halves;
@@ -94,8 +96,10 @@ void dot_product_pair_split(const Ops& ops, uint64_t* out0, uint64_t* out1,
   constexpr std::size_t kLanes = Ops::kLanes;
   alignas(64) uint64_t sums[6][kBlock];
   // Chunks of an even number of digits (a pass never straddles two): the
-  // first of first_even digits, the others of next_even (both >= 8).
-  const std::size_t first_even = ops.plan().first_terms / 2 * 2;
+  // first of first_even digits (next_even when it starts from a carried
+  // value), the others of next_even (both >= 8).
+  const std::size_t first_even =
+      (accumulate ? ops.plan().next_terms : ops.plan().first_terms) / 2 * 2;
   const std::size_t next_even = ops.plan().next_terms / 2 * 2;
   const auto starts_chunk = [&](std::size_t j) {
     return j == 0 || (j >= first_even && (j - first_even) % next_even == 0);
@@ -119,7 +123,10 @@ void dot_product_pair_split(const Ops& ops, uint64_t* out0, uint64_t* out1,
       const bool last_of_chunk = j + 2 >= k || starts_chunk(j + 2);
       for (std::size_t i = 0; i < size; i += kLanes) {
         Sum sum0, sum1;
-        if (j == 0) {
+        if (j == 0 && accumulate) {
+          sum0 = ops.sum_of(ops.load(out0 + start + i));
+          sum1 = ops.sum_of(ops.load(out1 + start + i));
+        } else if (j == 0) {
           sum0 = sum1 = ops.sum_of(ops.broadcast(0));
         } else if (first_of_chunk) {
           // The previous chunk's finished value, kept in the low array.
@@ -196,11 +203,17 @@ template <class MulMod, class FmaMod>
 void dot_product_pair_by_products(MulMod mul_mod, FmaMod fma_mod, uint64_t* out0, uint64_t* out1,
                                   const uint64_t* const* x, const uint64_t* const* b,
                                   const uint64_t* const* a, std::size_t k, std::size_t first,
-                                  std::size_t n, std::size_t block, const ModulusData& q) {
+                                  std::size_t n, std::size_t block, const ModulusData& q,
+                                  bool accumulate) {
   for (; first < n; first += block) {
     const std::size_t count = n - first < block ? n - first : block;
-    mul_mod(out0 + first, x[0] + first, b[0] + first, count, q);
-    mul_mod(out1 + first, x[0] + first, a[0] + first, count, q);
+    if (accumulate) {
+      fma_mod(out0 + first, x[0] + first, b[0] + first, out0 + first, count, q);
+      fma_mod(out1 + first, x[0] + first, a[0] + first, out1 + first, count, q);
+    } else {
+      mul_mod(out0 + first, x[0] + first, b[0] + first, count, q);
+      mul_mod(out1 + first, x[0] + first, a[0] + first, count, q);
+    }
     for (std::size_t j = 1; j < k; ++j) {
       fma_mod(out0 + first, x[j] + first, b[j] + first, out0 + first, count, q);
       fma_mod(out1 + first, x[j] + first, a[j] + first, out1 + first, count, q);

@@ -454,7 +454,8 @@ HEFT_AVX2_INLINE __m256i finish_sum(__m256d acc, const DoubleModulus& d) {
 
 void dot_product_pair_double_block(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                                    const uint64_t* const* b, const uint64_t* const* a, size_t k,
-                                   size_t first, size_t count, const DoubleModulus& d) {
+                                   size_t first, size_t count, const DoubleModulus& d,
+                                   bool accumulate) {
   alignas(32) double acc0[kDotBlock], acc1[kDotBlock];
   for (size_t j = 0; j < k; ++j) {
     const uint64_t* xj = x[j] + first;
@@ -477,6 +478,9 @@ void dot_product_pair_double_block(uint64_t* out0, uint64_t* out1, const uint64_
       if (j != 0) {
         r0 = _mm256_add_pd(r0, _mm256_load_pd(acc0 + i));
         r1 = _mm256_add_pd(r1, _mm256_load_pd(acc1 + i));
+      } else if (accumulate) {  // the outputs' values below q, like a folded sum
+        r0 = _mm256_add_pd(r0, to_double(loadu(out0 + first + i), d));
+        r1 = _mm256_add_pd(r1, to_double(loadu(out1 + first + i), d));
       }
       if (fold_now) {
         r0 = fold(r0, d);
@@ -526,7 +530,8 @@ HEFT_AVX2_INLINE __m256i reduce_wide(const WideSum& sum, __m256i two64_mod_q,
 
 void dot_product_pair_wide_block(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                                  const uint64_t* const* b, const uint64_t* const* a, size_t k,
-                                 size_t first, size_t count, const ModulusData& q) {
+                                 size_t first, size_t count, const ModulusData& q,
+                                 bool accumulate) {
   constexpr size_t kBlock = 256;  // four 2 KB accumulator arrays stay in L1
   alignas(32) uint64_t hi0[kBlock], lo0[kBlock], hi1[kBlock], lo1[kBlock];
   const BarrettModulus barrett = make_barrett(q);
@@ -546,6 +551,9 @@ void dot_product_pair_wide_block(uint64_t* out0, uint64_t* out1, const uint64_t*
                   _mm256_load_si256(reinterpret_cast<const __m256i*>(lo0 + i))};
           sum1 = {_mm256_load_si256(reinterpret_cast<const __m256i*>(hi1 + i)),
                   _mm256_load_si256(reinterpret_cast<const __m256i*>(lo1 + i))};
+        } else if (accumulate) {  // the outputs' values: a reduced carry-in
+          sum0.lo = loadu(out0 + first + start + i);
+          sum1.lo = loadu(out1 + first + start + i);
         }
         const __m256i xv = loadu(xj + i);
         __m256i hi, lo;
@@ -660,8 +668,9 @@ class Avx2SplitOps {
 
 void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                       const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
-                      const ModulusData& q) {
+                      const ModulusData& q, bool accumulate) {
   if (k == 0) {
+    if (accumulate) return;
     for (size_t i = 0; i < n; ++i)
       out0[i] = out1[i] = 0;
     return;
@@ -671,7 +680,7 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
     const DoubleModulus d = make_double_modulus(q.value);
     for (; first + 4 <= n; first += kDotBlock) {
       const size_t count = n - first < kDotBlock ? (n - first) / 4 * 4 : kDotBlock;
-      dot_product_pair_double_block(out0, out1, x, b, a, k, first, count, d);
+      dot_product_pair_double_block(out0, out1, x, b, a, k, first, count, d, accumulate);
       if (count < kDotBlock) {
         first += count;
         break;
@@ -680,14 +689,15 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
   } else if (64 - __builtin_clzll(q.value) <= kMaxSplitBits) {
     first = n / 4 * 4;
     dot_product_pair_split(Avx2SplitOps(q, 64 - __builtin_clzll(q.value)), out0, out1, x, b, a, k,
-                           first);
+                           first, accumulate);
   } else if (q.value >= kDoubleModulusBound) {
     first = n / 4 * 4;
-    dot_product_pair_wide_block(out0, out1, x, b, a, k, 0, first, q);
+    dot_product_pair_wide_block(out0, out1, x, b, a, k, 0, first, q, accumulate);
   }
   // The last n mod 4 coefficients (and small moduli when the rounding mode
   // rules out doubles): this level's products blockwise.
-  dot_product_pair_by_products(mul_mod, fma_mod, out0, out1, x, b, a, k, first, n, kDotBlock, q);
+  dot_product_pair_by_products(mul_mod, fma_mod, out0, out1, x, b, a, k, first, n, kDotBlock, q,
+                               accumulate);
 }
 
 namespace {

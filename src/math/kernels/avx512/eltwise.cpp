@@ -348,8 +348,9 @@ void reduce_any(uint64_t* out, const uint64_t* a, size_t n, const ModulusData& q
 
 void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                       const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
-                      const ModulusData& q) {
+                      const ModulusData& q, bool accumulate) {
   if (k == 0) {
+    if (accumulate) return;
     for (size_t i = 0; i < n; ++i)
       out0[i] = out1[i] = 0;
     return;
@@ -357,12 +358,12 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
   size_t first = 0;
   if (const int bits = 64 - __builtin_clzll(q.value); bits <= kMaxSplitBits) {
     first = n / 8 * 8;
-    dot_product_pair_split(Avx512SplitOps(q, bits), out0, out1, x, b, a, k, first);
+    dot_product_pair_split(Avx512SplitOps(q, bits), out0, out1, x, b, a, k, first, accumulate);
   }
   // The last n mod 8 coefficients, and 61-bit moduli: a product at a time.
   constexpr size_t kProductBlock = 1024;
-  dot_product_pair_by_products(mul_mod, fma_mod, out0, out1, x, b, a, k, first, n, kProductBlock,
-                               q);
+  dot_product_pair_by_products(mul_mod, fma_mod, out0, out1, x, b, a, k, first, n, kProductBlock, q,
+                               accumulate);
 }
 
 void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,

@@ -181,10 +181,14 @@ struct PairSums {
 // writes nothing past n.
 void dot_product_pair_tail(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                            const uint64_t* const* b, const uint64_t* const* a, size_t k,
-                           size_t first, size_t n, const ProductFolder& folder) {
+                           size_t first, size_t n, const ProductFolder& folder, bool accumulate) {
   const __mmask8 lanes = static_cast<__mmask8>((1u << (n - first)) - 1);
   const __m512i zero = _mm512_setzero_si512();
   PairSums sums{zero, zero, zero, zero};
+  if (accumulate) {
+    sums.lo0 = _mm512_maskz_loadu_epi64(lanes, out0 + first);
+    sums.lo1 = _mm512_maskz_loadu_epi64(lanes, out1 + first);
+  }
   for (size_t j = 0; j < k; ++j) {
     sums.add(_mm512_maskz_loadu_epi64(lanes, x[j] + first),
              _mm512_maskz_loadu_epi64(lanes, b[j] + first),
@@ -204,9 +208,9 @@ void dot_product_pair_tail(uint64_t* out0, uint64_t* out1, const uint64_t* const
 // way, split_sums.hpp).
 void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                       const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
-                      const ModulusData& q) {
-  if (q.value >= kModulusBound || k == 0) {  // avx512's also writes zeros for k = 0
-    HEFT_AVX512_NAMESPACE::dot_product_pair(out0, out1, x, b, a, k, n, q);
+                      const ModulusData& q, bool accumulate) {
+  if (q.value >= kModulusBound || k == 0) {  // avx512's also handles k = 0
+    HEFT_AVX512_NAMESPACE::dot_product_pair(out0, out1, x, b, a, k, n, q, accumulate);
     return;
   }
   const ProductFolder folder(q.value);
@@ -222,7 +226,10 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
       const bool last_pass = j + 2 >= k;
       for (size_t i = 0; i < size; i += 8) {
         PairSums sums{zero, zero, zero, zero};
-        if (j > 0) {
+        if (j == 0 && accumulate) {  // values below q: within lo's carried-in bound
+          sums.lo0 = _mm512_loadu_si512(out0 + start + i);
+          sums.lo1 = _mm512_loadu_si512(out1 + start + i);
+        } else if (j > 0) {
           sums = {_mm512_load_si512(stored[0] + i), _mm512_load_si512(stored[1] + i),
                   _mm512_load_si512(stored[2] + i), _mm512_load_si512(stored[3] + i)};
         }
@@ -246,7 +253,7 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
       }
     }
   }
-  if (full < n) dot_product_pair_tail(out0, out1, x, b, a, k, full, n, folder);
+  if (full < n) dot_product_pair_tail(out0, out1, x, b, a, k, full, n, folder, accumulate);
 }
 
 // Base conversion's sum (weighted_sum_mod in kernel_api.hpp) for q < 2^50

@@ -100,7 +100,7 @@ void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size
 
 void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                       const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
-                      const ModulusData& q) {
+                      const ModulusData& q, bool accumulate) {
   // Lazy 128-bit sums: each product is below q^2 < 2^122, so 32 of them on
   // top of a reduced partial sum cannot overflow; longer sums are reduced
   // every 32 terms. Coefficients go in blocks with the sums in a small local
@@ -111,8 +111,10 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
   unsigned __int128 sum0[kBlock], sum1[kBlock];
   for (size_t first = 0; first < n; first += kBlock) {
     const size_t count = n - first < kBlock ? n - first : kBlock;
-    for (size_t i = 0; i < count; ++i)
-      sum0[i] = sum1[i] = 0;
+    for (size_t i = 0; i < count; ++i) {
+      sum0[i] = accumulate ? out0[first + i] : 0;  // a reduced partial sum
+      sum1[i] = accumulate ? out1[first + i] : 0;
+    }
     for (size_t j = 0; j < k; ++j) {
       const uint64_t* xj = x[j] + first;
       const uint64_t* bj = b[j] + first;
