@@ -2,7 +2,10 @@
 // Q*P, mod down. Work is spread over towers with parallel_for.
 #include "heft/rlwe/key_switching.hpp"
 
+#include <algorithm>
+#include <array>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -209,21 +212,37 @@ std::array<ExtendedPoly, 2> decompose_and_multiply_of(const Context& context,
     const auto pick = [&](const ExtendedPoly& x) {
       return in_q ? x.q.tower(tower) : x.p.tower(tower);
     };
-    AlignedBuffer<uint64_t> scratch(digits * n, AlignedBuffer<uint64_t>::Uninitialized{});
-    std::vector<std::span<const uint64_t>> x(digits), b(digits), a(digits);
-    for (std::size_t j = 0; j < digits; ++j) {
-      b[j] = pick(key.b[j]);
-      a[j] = pick(key.a[j]);
-      if (in_q && j == tower && c.is_ntt()) {
-        x[j] = c.tower(j);
-        continue;
-      }
-      const std::span<uint64_t> row(scratch.data() + j * n, n);
-      raise_one_prime_digit(coefficients.tower(j), q_ring.modulus(j).value(), row, table);
-      x[j] = row;
-    }
+    // Two digits at a time: raise them, then add their terms while their
+    // images are still in L2 (all digits' images, raised first, spilled to L3
+    // before the inner product read them back; measured 5-8% faster key
+    // switching at N = 16384 and 2-4% at 32768 on Zen 5, where one digit at
+    // a time was slower than all at once).
+    constexpr std::size_t kDigitsPerPass = 2;
+    AlignedBuffer<uint64_t> scratch(kDigitsPerPass * n, AlignedBuffer<uint64_t>::Uninitialized{});
     const auto out = [&](ExtendedPoly& y) { return in_q ? y.q.tower(tower) : y.p.tower(tower); };
-    math::dot_product_pair(x, b, a, out(acc[0]), out(acc[1]), modulus);
+    for (std::size_t first = 0; first < digits; first += kDigitsPerPass) {
+      const std::size_t count = std::min(kDigitsPerPass, digits - first);
+      std::array<std::span<const uint64_t>, kDigitsPerPass> x, b, a;
+      for (std::size_t d = 0; d < count; ++d) {
+        const std::size_t j = first + d;
+        b[d] = pick(key.b[j]);
+        a[d] = pick(key.a[j]);
+        if (in_q && j == tower && c.is_ntt()) {
+          x[d] = c.tower(j);
+          continue;
+        }
+        const std::span<uint64_t> row(scratch.data() + d * n, n);
+        raise_one_prime_digit(coefficients.tower(j), q_ring.modulus(j).value(), row, table);
+        x[d] = row;
+      }
+      const auto terms = [count](auto& rows) { return std::span(rows).first(count); };
+      if (first == 0) {
+        math::dot_product_pair(terms(x), terms(b), terms(a), out(acc[0]), out(acc[1]), modulus);
+      } else {
+        math::dot_product_pair_accumulate(terms(x), terms(b), terms(a), out(acc[0]), out(acc[1]),
+                                          modulus);
+      }
+    }
   });
   return acc;
 }
