@@ -381,40 +381,41 @@ TEST(Eltwise, DotProductPairMatchesInt128AtEveryLevel) {
       for (std::size_t terms : term_counts) {
         for (std::size_t n :
              {std::size_t{0}, std::size_t{3}, std::size_t{257}, std::size_t{1029}}) {
-          for (const auto [maximal, accumulate] : {std::pair{false, false}, std::pair{true, false},
-                                                   std::pair{false, true}, std::pair{true, true}}) {
-            std::vector<std::vector<uint64_t>> x(terms), b(terms), a(terms);
-            for (std::size_t j = 0; j < terms; ++j) {
-              x[j] = maximal ? std::vector<uint64_t>(n, qv - 1) : random_values(n, qv, rng);
-              b[j] = maximal ? std::vector<uint64_t>(n, qv - 1) : random_values(n, qv, rng);
-              a[j] = random_values(n, qv, rng);
-            }
-            const auto spans = [](const std::vector<std::vector<uint64_t>>& v) {
-              return std::vector<std::span<const uint64_t>>(v.begin(), v.end());
-            };
-            // dot_product_pair overwrites its outputs; the accumulating form
-            // starts from them (here the largest values, or random ones).
-            const std::vector<uint64_t> start0 =
-                maximal ? std::vector<uint64_t>(n, qv - 1) : random_values(n, qv, rng);
-            const std::vector<uint64_t> start1 = random_values(n, qv, rng);
-            std::vector<uint64_t> out0 = start0, out1 = start1;
-            if (accumulate) {
-              dot_product_pair_accumulate(spans(x), spans(b), spans(a), out0, out1, q, isa);
-            } else {
-              dot_product_pair(spans(x), spans(b), spans(a), out0, out1, q, isa);
-            }
-            for (std::size_t i = 0; i < n; ++i) {
-              u128 sum0 = accumulate ? start0[i] : 0, sum1 = accumulate ? start1[i] : 0;
+          for (const bool maximal : {false, true}) {
+            for (const bool accumulate : {false, true}) {
+              std::vector<std::vector<uint64_t>> x(terms), b(terms), a(terms);
               for (std::size_t j = 0; j < terms; ++j) {
-                sum0 = (sum0 + static_cast<u128>(x[j][i]) * b[j][i]) % qv;
-                sum1 = (sum1 + static_cast<u128>(x[j][i]) * a[j][i]) % qv;
+                x[j] = maximal ? std::vector<uint64_t>(n, qv - 1) : random_values(n, qv, rng);
+                b[j] = maximal ? std::vector<uint64_t>(n, qv - 1) : random_values(n, qv, rng);
+                a[j] = random_values(n, qv, rng);
               }
-              ASSERT_EQ(out0[i], static_cast<uint64_t>(sum0))
-                  << to_string(isa) << " bits=" << bits << " k=" << terms
-                  << " accumulate=" << accumulate << " i=" << i;
-              ASSERT_EQ(out1[i], static_cast<uint64_t>(sum1))
-                  << to_string(isa) << " bits=" << bits << " k=" << terms
-                  << " accumulate=" << accumulate << " i=" << i;
+              const auto spans = [](const std::vector<std::vector<uint64_t>>& v) {
+                return std::vector<std::span<const uint64_t>>(v.begin(), v.end());
+              };
+              // dot_product_pair overwrites its outputs; the accumulating form
+              // starts from them (here the largest values, or random ones).
+              const std::vector<uint64_t> start0 =
+                  maximal ? std::vector<uint64_t>(n, qv - 1) : random_values(n, qv, rng);
+              const std::vector<uint64_t> start1 = random_values(n, qv, rng);
+              std::vector<uint64_t> out0 = start0, out1 = start1;
+              if (accumulate) {
+                dot_product_pair_accumulate(spans(x), spans(b), spans(a), out0, out1, q, isa);
+              } else {
+                dot_product_pair(spans(x), spans(b), spans(a), out0, out1, q, isa);
+              }
+              for (std::size_t i = 0; i < n; ++i) {
+                u128 sum0 = accumulate ? start0[i] : 0, sum1 = accumulate ? start1[i] : 0;
+                for (std::size_t j = 0; j < terms; ++j) {
+                  sum0 = (sum0 + static_cast<u128>(x[j][i]) * b[j][i]) % qv;
+                  sum1 = (sum1 + static_cast<u128>(x[j][i]) * a[j][i]) % qv;
+                }
+                ASSERT_EQ(out0[i], static_cast<uint64_t>(sum0))
+                    << to_string(isa) << " bits=" << bits << " k=" << terms
+                    << " accumulate=" << accumulate << " i=" << i;
+                ASSERT_EQ(out1[i], static_cast<uint64_t>(sum1))
+                    << to_string(isa) << " bits=" << bits << " k=" << terms
+                    << " accumulate=" << accumulate << " i=" << i;
+              }
             }
           }
         }
