@@ -7,8 +7,10 @@
 // The transform is the one of scalar/ntt.cpp, organised for vectors:
 //  - Stages whose half-length t is at least 64 run two at a time (radix-4
 //    passes): four vectors are loaded, go through two butterfly levels and are
-//    stored, which halves the memory traffic for large N. An odd stage out runs
-//    as a plain radix-2 pass.
+//    stored, which halves the memory traffic for large N. When their count is
+//    odd, the one left over (t = 64) joins the superblock pass below, which
+//    processes superblocks in pairs: a 128-value group's two halves are both
+//    in registers there (one pass over memory fewer than a radix-2 pass).
 //  - The six smallest stages (t = 32 down to 1) run on superblocks of 64
 //    values, eight vectors held in registers as the rows of an 8 x 8 matrix.
 //    Stages t = 32, 16, 8 pair whole rows. The matrix is then transposed, so
@@ -182,14 +184,20 @@ struct ShiftedLoad {
 // the superblocks before the next: one superblock is a chain of dependent
 // butterflies, and two independent chains keep the core busier (one at a time
 // was 15% slower on Zen 5; four at a time spill registers and were 3% slower).
-template <class Arith, int kSuper, class Load>
+template <class Arith, int kSuper, bool kWithT64, class Load>
 inline void forward_superblocks(uint64_t* v, const uint64_t* in, uint64_t n, uint64_t s,
                                 const TwiddleTable& table, const Permutes& p,
                                 const typename Arith::Constants& c, const Load& load_input) {
+  static_assert(!kWithT64 || kSuper == 2, "t = 64 pairs the rows of two superblocks");
   __m512i r[kSuper][8];
   for (int b = 0; b < kSuper; ++b) {
     for (int k = 0; k < 8; ++k)
       r[b][k] = load_input(in + 64 * b + 8 * k);
+  }
+  if constexpr (kWithT64) {  // t = 64: group s / 2 of N / 128, row k of one with row k of the other
+    const auto w = broadcast_at<Arith>(table, n / 128 + s / 2);
+    for (int k = 0; k < 8; ++k)
+      Arith::forward_butterfly(r[0][k], r[1][k], w, c);
   }
   for (int b = 0; b < kSuper; ++b) {  // t = 32: one group, rows (k, k + 4)
     const auto w = broadcast_at<Arith>(table, n / 64 + s + b);
@@ -240,9 +248,11 @@ inline void forward_superblocks(uint64_t* v, const uint64_t* in, uint64_t n, uin
 }
 
 // The six smallest inverse stages (t = 1 up to 32) on kSuper consecutive
-// superblocks starting at superblock s, interleaved as in forward_superblocks.
-// When N = 64 the t = 32 stage is the last one and takes the 1/N factor (kLast).
-template <class Arith, int kSuper, bool kLast>
+// superblocks starting at superblock s, interleaved as in forward_superblocks,
+// and with kWithT64 (kSuper = 2) the stage t = 64 after them. The last of
+// these stages takes the 1/N factor when it is the transform's last (kLast:
+// N = 64, or N = 128 with t = 64).
+template <class Arith, int kSuper, bool kLast, bool kWithT64 = false>
 inline void inverse_superblocks(uint64_t* v, const uint64_t* in, uint64_t n, uint64_t s,
                                 const TwiddleTable& table, const InverseScale<Arith>& scale,
                                 const Permutes& p, const typename Arith::Constants& c) {
@@ -286,34 +296,30 @@ inline void inverse_superblocks(uint64_t* v, const uint64_t* in, uint64_t n, uin
       Arith::inverse_butterfly(r[b][4 * g + 1], r[b][4 * g + 3], w, c);
     }
   }
+  static_assert(!kWithT64 || kSuper == 2, "t = 64 pairs the rows of two superblocks");
   for (int b = 0; b < kSuper; ++b) {  // t = 32
     const auto w = broadcast_at<Arith>(table, n / 64 + s + b);
     for (int k = 0; k < 4; ++k) {
-      if constexpr (kLast) {
+      if constexpr (kLast && !kWithT64) {
         Arith::inverse_butterfly_last(r[b][k], r[b][k + 4], scale.inv_n, scale.inv_n_root, c);
       } else {
         Arith::inverse_butterfly(r[b][k], r[b][k + 4], w, c);
       }
     }
+  }
+  if constexpr (kWithT64) {  // t = 64: group s / 2 of N / 128, row k of one with row k of the other
+    const auto w = broadcast_at<Arith>(table, n / 128 + s / 2);
+    for (int k = 0; k < 8; ++k) {
+      if constexpr (kLast) {
+        Arith::inverse_butterfly_last(r[0][k], r[1][k], scale.inv_n, scale.inv_n_root, c);
+      } else {
+        Arith::inverse_butterfly(r[0][k], r[1][k], w, c);
+      }
+    }
+  }
+  for (int b = 0; b < kSuper; ++b) {
     for (int k = 0; k < 8; ++k)
       store(v + 64 * b + 8 * k, r[b][k]);
-  }
-}
-
-// Runs butterfly(x, y) over the vectors of two half-groups x[0, t), y[0, t),
-// two vectors per step, reading them at x_in, y_in.
-template <class Butterfly, class Load = PlainLoad>
-inline void for_each_pair(uint64_t* x, uint64_t* y, const uint64_t* x_in, const uint64_t* y_in,
-                          uint64_t t, const Butterfly& butterfly, const Load& load_input = Load{}) {
-  for (uint64_t j = 0; j < t; j += 16) {
-    __m512i x0 = load_input(x_in + j), x1 = load_input(x_in + j + 8);
-    __m512i y0 = load_input(y_in + j), y1 = load_input(y_in + j + 8);
-    butterfly(x0, y0);
-    butterfly(x1, y1);
-    store(x + j, x0);
-    store(x + j + 8, x1);
-    store(y + j, y0);
-    store(y + j + 8, y1);
   }
 }
 
@@ -344,21 +350,6 @@ inline void for_each_quad(uint64_t* p0, const uint64_t* in, uint64_t h,
   }
 }
 
-// One forward stage (m groups of half-length t >= 16), reading `input`.
-template <class Arith, class Load = PlainLoad>
-void forward_radix2(uint64_t* values, const uint64_t* input, uint64_t m, uint64_t t,
-                    const TwiddleTable& table, const typename Arith::Constants& c,
-                    const Load& load_input = Load{}) {
-  for (uint64_t i = 0; i < m; ++i) {
-    const auto w = broadcast_at<Arith>(table, m + i);
-    uint64_t* x = values + 2 * i * t;
-    const uint64_t* x_in = input + 2 * i * t;
-    for_each_pair(
-        x, x + t, x_in, x_in + t, t,
-        [&](__m512i& x0, __m512i& y0) { Arith::forward_butterfly(x0, y0, w, c); }, load_input);
-  }
-}
-
 // Forward stages (m, t) and (2m, t/2) in one pass, t >= 32: each group of 2t
 // values is split in quarters q0..q3; stage one pairs (q0, q2), (q1, q3), stage
 // two (q0, q1), (q2, q3). Reads `input`.
@@ -383,48 +374,41 @@ void forward_radix4(uint64_t* values, const uint64_t* input, uint64_t m, uint64_
   }
 }
 
-// The six smallest forward stages over all superblocks, reading `input`.
-template <class Arith, class Load = PlainLoad>
-void forward_last6(uint64_t* values, const uint64_t* input, uint64_t n, const TwiddleTable& table,
-                   const typename Arith::Constants& c, const Load& load_input = Load{}) {
+// The six smallest forward stages over all superblocks (seven with kWithT64:
+// t = 64 too, N >= 128), reading `input`.
+template <class Arith, bool kWithT64, class Load = PlainLoad>
+void forward_last_stages(uint64_t* values, const uint64_t* input, uint64_t n,
+                         const TwiddleTable& table, const typename Arith::Constants& c,
+                         const Load& load_input = Load{}) {
   const Permutes p = make_permutes();
   if (n == 64) {
-    forward_superblocks<Arith, 1>(values, input, n, 0, table, p, c, load_input);
+    forward_superblocks<Arith, 1, false>(values, input, n, 0, table, p, c, load_input);
     return;
   }
   for (uint64_t s = 0; s < n / 64; s += 2) {
-    forward_superblocks<Arith, 2>(values + 64 * s, input + 64 * s, n, s, table, p, c, load_input);
+    forward_superblocks<Arith, 2, kWithT64>(values + 64 * s, input + 64 * s, n, s, table, p, c,
+                                            load_input);
   }
 }
 
-// The six smallest inverse stages over all superblocks, reading `input`.
-template <class Arith>
-void inverse_first6(uint64_t* values, const uint64_t* input, uint64_t n, const TwiddleTable& table,
-                    const InverseScale<Arith>& scale, const typename Arith::Constants& c) {
+// The six smallest inverse stages over all superblocks (seven with kWithT64:
+// t = 64 too, N >= 128), reading `input`.
+template <class Arith, bool kWithT64>
+void inverse_first_stages(uint64_t* values, const uint64_t* input, uint64_t n,
+                          const TwiddleTable& table, const InverseScale<Arith>& scale,
+                          const typename Arith::Constants& c) {
   const Permutes p = make_permutes();
   if (n == 64) {
     inverse_superblocks<Arith, 1, true>(values, input, n, 0, table, scale, p, c);
     return;
   }
-  for (uint64_t s = 0; s < n / 64; s += 2) {
-    inverse_superblocks<Arith, 2, false>(values + 64 * s, input + 64 * s, n, s, table, scale, p, c);
+  if (kWithT64 && n == 128) {  // t = 64 is the last stage
+    inverse_superblocks<Arith, 2, true, true>(values, input, n, 0, table, scale, p, c);
+    return;
   }
-}
-
-// One inverse stage (m groups of half-length t >= 16); kLast: m = 1, with 1/N.
-template <class Arith, bool kLast>
-void inverse_radix2(uint64_t* values, uint64_t m, uint64_t t, const TwiddleTable& table,
-                    const InverseScale<Arith>& scale, const typename Arith::Constants& c) {
-  for (uint64_t i = 0; i < m; ++i) {
-    const auto w = broadcast_at<Arith>(table, m + i);
-    uint64_t* x = values + 2 * i * t;
-    for_each_pair(x, x + t, x, x + t, t, [&](__m512i& x0, __m512i& y0) {
-      if constexpr (kLast) {
-        Arith::inverse_butterfly_last(x0, y0, scale.inv_n, scale.inv_n_root, c);
-      } else {
-        Arith::inverse_butterfly(x0, y0, w, c);
-      }
-    });
+  for (uint64_t s = 0; s < n / 64; s += 2) {
+    inverse_superblocks<Arith, 2, false, kWithT64>(values + 64 * s, input + 64 * s, n, s, table,
+                                                   scale, p, c);
   }
 }
 
@@ -469,15 +453,12 @@ void forward_passes(uint64_t* values, const uint64_t* input, const NttTableData&
                     const Load& first_load) {
   const uint64_t n = table.degree;
   bool first = true;
-  // Stages with t >= 64 (log2(N) - 6 of them): an odd one out first, then pairs.
+  // Stages with t >= 64 (log2(N) - 6 of them) run in pairs; when their count
+  // is odd, the one left over (t = 64) joins the superblock pass, which holds
+  // both halves of each 128-value group (a pass over memory fewer).
+  const bool odd = ((table.log_degree - 6) & 1) != 0;
   uint64_t m = 1, t = n / 2;
-  if (((table.log_degree - 6) & 1) != 0) {
-    forward_radix2<Arith>(values, input, m, t, roots, c, first_load);
-    first = false;
-    m = 2;
-    t = n / 4;
-  }
-  for (; t > 32; m *= 4, t /= 4) {
+  for (; t > (odd ? 64 : 32); m *= 4, t /= 4) {
     if (first) {
       forward_radix4<Arith>(values, input, m, t, roots, c, first_load);
       first = false;
@@ -485,10 +466,17 @@ void forward_passes(uint64_t* values, const uint64_t* input, const NttTableData&
       forward_radix4<Arith>(values, values, m, t, roots, c);
     }
   }
+  const auto last_stages = [&](const uint64_t* from, const auto& load) {
+    if (odd) {
+      forward_last_stages<Arith, true>(values, from, n, roots, c, load);
+    } else {
+      forward_last_stages<Arith, false>(values, from, n, roots, c, load);
+    }
+  };
   if (first) {
-    forward_last6<Arith>(values, input, n, roots, c, first_load);
+    last_stages(input, first_load);
   } else {
-    forward_last6<Arith>(values, values, n, roots, c);
+    last_stages(values, PlainLoad{});
   }
 }
 
@@ -526,18 +514,16 @@ void inverse_ntt(uint64_t* values, const uint64_t* input, const NttTableData& ta
   const typename Arith::Constants c = Arith::make_constants(table.modulus.value);
   const TwiddleTable roots = Arith::inverse_table(table);
   const InverseScale<Arith> scale = Arith::inverse_scale(table);
-  inverse_first6<Arith>(values, input, n, roots, scale, c);
-  // Stages with t >= 64 (stage t has m = N / 2t groups): an odd one out first,
-  // then pairs; whichever pass contains m = 1 applies 1/N.
+  // Stages with t >= 64 (stage t has m = N / 2t groups) run in pairs; when
+  // their count is odd, the one left over (t = 64) joins the superblock pass
+  // (as in forward_passes). Whichever pass contains m = 1 applies 1/N.
   uint64_t m = n / 128, t = 64;
   if (((table.log_degree - 6) & 1) != 0) {
-    if (m == 1) {
-      inverse_radix2<Arith, true>(values, m, t, roots, scale, c);
-    } else {
-      inverse_radix2<Arith, false>(values, m, t, roots, scale, c);
-    }
+    inverse_first_stages<Arith, true>(values, input, n, roots, scale, c);
     m /= 2;
     t *= 2;
+  } else {
+    inverse_first_stages<Arith, false>(values, input, n, roots, scale, c);
   }
   for (; m > 1; m /= 4, t *= 4) {
     if (m == 2) {
