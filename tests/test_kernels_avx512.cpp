@@ -346,40 +346,52 @@ TEST_P(KernelLevelTest, DotProductPair) {
     const uint64_t qv = q.value();
     const ModulusData md = modulus_data(q);
     const std::vector<uint64_t> edges = {0, qv - 1, qv / 2, 1 % qv};
+    // Carried-in outputs may be anywhere below 8q (a lazy earlier part).
+    const std::vector<uint64_t> carried_edges = {0, qv - 1, qv, 8 * qv - 1, 4 * qv};
     // Around ifma's fold every 8 terms and the split sums' chunks of 8 (60
     // bits) and 16 / 15 (59 bits), and none at all; overwriting the outputs,
-    // and adding to their values (accumulate).
+    // and adding to their values (accumulate); fully reduced or lazy outputs.
     for (const bool accumulate : {false, true}) {
-      for (std::size_t terms : {0, 1, 5, 8, 9, 16, 17, 25}) {
-        const std::size_t n = 1027;  // blocks of 512 and a masked tail
-        std::vector<std::vector<uint64_t>> x, b, a;
-        std::vector<const uint64_t*> xp, bp, ap;
-        for (std::size_t j = 0; j < terms; ++j) {
-          x.push_back(values_with_edges(*this, n, qv, edges));
-          b.push_back(values_with_edges(*this, n, qv, edges));
-          a.push_back(values_with_edges(*this, n, qv, edges));
-          xp.push_back(x.back().data());
-          bp.push_back(b.back().data());
-          ap.push_back(a.back().data());
-        }
-        // With accumulate the sums start from the outputs' values.
-        const std::vector<uint64_t> start0 = values_with_edges(*this, n, qv, edges);
-        const std::vector<uint64_t> start1 = values_with_edges(*this, n, qv, edges);
-        std::vector<uint64_t> out0 = start0, out1 = start1;
-        level.dot_product_pair(out0.data(), out1.data(), xp.data(), bp.data(), ap.data(), terms, n,
-                               md, accumulate);
-        for (std::size_t i = 0; i < n; ++i) {
-          u128 sum0 = accumulate ? start0[i] : 0, sum1 = accumulate ? start1[i] : 0;
+      for (const bool lazy : {false, true}) {
+        for (std::size_t terms : {0, 1, 5, 8, 9, 16, 17, 25}) {
+          const std::size_t n = 1027;  // blocks of 512 and a masked tail
+          std::vector<std::vector<uint64_t>> x, b, a;
+          std::vector<const uint64_t*> xp, bp, ap;
           for (std::size_t j = 0; j < terms; ++j) {
-            sum0 = (sum0 + u128{x[j][i]} * b[j][i]) % qv;
-            sum1 = (sum1 + u128{x[j][i]} * a[j][i]) % qv;
+            x.push_back(values_with_edges(*this, n, qv, edges));
+            b.push_back(values_with_edges(*this, n, qv, edges));
+            a.push_back(values_with_edges(*this, n, qv, edges));
+            xp.push_back(x.back().data());
+            bp.push_back(b.back().data());
+            ap.push_back(a.back().data());
           }
-          ASSERT_EQ(out0[i], static_cast<uint64_t>(sum0))
-              << level.name << " q=" << qv << " k=" << terms << " accumulate=" << accumulate
-              << " i=" << i;
-          ASSERT_EQ(out1[i], static_cast<uint64_t>(sum1))
-              << level.name << " q=" << qv << " k=" << terms << " accumulate=" << accumulate
-              << " i=" << i;
+          // With accumulate the sums start from the outputs' values.
+          const std::vector<uint64_t> start0 = values_with_edges(*this, n, 8 * qv, carried_edges);
+          const std::vector<uint64_t> start1 = values_with_edges(*this, n, 8 * qv, carried_edges);
+          std::vector<uint64_t> out0 = start0, out1 = start1;
+          level.dot_product_pair(out0.data(), out1.data(), xp.data(), bp.data(), ap.data(), terms,
+                                 n, md, accumulate, lazy);
+          for (std::size_t i = 0; i < n; ++i) {
+            u128 sum0 = accumulate ? start0[i] : 0, sum1 = accumulate ? start1[i] : 0;
+            for (std::size_t j = 0; j < terms; ++j) {
+              sum0 = (sum0 + u128{x[j][i]} * b[j][i]) % qv;
+              sum1 = (sum1 + u128{x[j][i]} * a[j][i]) % qv;
+            }
+            sum0 %= qv;
+            sum1 %= qv;
+            // Lazy outputs: below 8q and congruent; otherwise exactly the sums.
+            const uint64_t bound = lazy ? 8 * qv : qv;
+            ASSERT_LT(out0[i], bound) << level.name << " q=" << qv << " k=" << terms
+                                      << " accumulate=" << accumulate << " lazy=" << lazy;
+            ASSERT_LT(out1[i], bound) << level.name << " q=" << qv << " k=" << terms
+                                      << " accumulate=" << accumulate << " lazy=" << lazy;
+            ASSERT_EQ(out0[i] % qv, static_cast<uint64_t>(sum0))
+                << level.name << " q=" << qv << " k=" << terms << " accumulate=" << accumulate
+                << " lazy=" << lazy << " i=" << i;
+            ASSERT_EQ(out1[i] % qv, static_cast<uint64_t>(sum1))
+                << level.name << " q=" << qv << " k=" << terms << " accumulate=" << accumulate
+                << " lazy=" << lazy << " i=" << i;
+          }
         }
       }
     }

@@ -382,7 +382,9 @@ TEST(Eltwise, DotProductPairMatchesInt128AtEveryLevel) {
         for (std::size_t n :
              {std::size_t{0}, std::size_t{3}, std::size_t{257}, std::size_t{1029}}) {
           for (const bool maximal : {false, true}) {
-            for (const bool accumulate : {false, true}) {
+            // The plain form, the accumulating one, and the lazy form of each.
+            for (const auto [accumulate, lazy] :
+                 {std::pair{false, false}, {true, false}, {false, true}, {true, true}}) {
               std::vector<std::vector<uint64_t>> x(terms), b(terms), a(terms);
               for (std::size_t j = 0; j < terms; ++j) {
                 x[j] = maximal ? std::vector<uint64_t>(n, qv - 1) : random_values(n, qv, rng);
@@ -392,13 +394,16 @@ TEST(Eltwise, DotProductPairMatchesInt128AtEveryLevel) {
               const auto spans = [](const std::vector<std::vector<uint64_t>>& v) {
                 return std::vector<std::span<const uint64_t>>(v.begin(), v.end());
               };
-              // dot_product_pair overwrites its outputs; the accumulating form
-              // starts from them (here the largest values, or random ones).
+              // dot_product_pair overwrites its outputs; the accumulating forms
+              // start from them, anywhere below 8q (a lazy part's output):
+              // here the largest values, or random ones.
               const std::vector<uint64_t> start0 =
-                  maximal ? std::vector<uint64_t>(n, qv - 1) : random_values(n, qv, rng);
-              const std::vector<uint64_t> start1 = random_values(n, qv, rng);
+                  maximal ? std::vector<uint64_t>(n, 8 * qv - 1) : random_values(n, 8 * qv, rng);
+              const std::vector<uint64_t> start1 = random_values(n, 8 * qv, rng);
               std::vector<uint64_t> out0 = start0, out1 = start1;
-              if (accumulate) {
+              if (lazy) {
+                dot_product_pair_lazy(spans(x), spans(b), spans(a), out0, out1, q, accumulate, isa);
+              } else if (accumulate) {
                 dot_product_pair_accumulate(spans(x), spans(b), spans(a), out0, out1, q, isa);
               } else {
                 dot_product_pair(spans(x), spans(b), spans(a), out0, out1, q, isa);
@@ -409,17 +414,64 @@ TEST(Eltwise, DotProductPairMatchesInt128AtEveryLevel) {
                   sum0 = (sum0 + static_cast<u128>(x[j][i]) * b[j][i]) % qv;
                   sum1 = (sum1 + static_cast<u128>(x[j][i]) * a[j][i]) % qv;
                 }
-                ASSERT_EQ(out0[i], static_cast<uint64_t>(sum0))
+                sum0 %= qv;
+                sum1 %= qv;
+                // Lazy outputs: below 8q and congruent; otherwise the sums.
+                const uint64_t bound = lazy ? 8 * qv : qv;
+                ASSERT_LT(out0[i], bound) << to_string(isa) << " bits=" << bits << " k=" << terms
+                                          << " accumulate=" << accumulate << " lazy=" << lazy;
+                ASSERT_LT(out1[i], bound) << to_string(isa) << " bits=" << bits << " k=" << terms
+                                          << " accumulate=" << accumulate << " lazy=" << lazy;
+                ASSERT_EQ(out0[i] % qv, static_cast<uint64_t>(sum0))
                     << to_string(isa) << " bits=" << bits << " k=" << terms
-                    << " accumulate=" << accumulate << " i=" << i;
-                ASSERT_EQ(out1[i], static_cast<uint64_t>(sum1))
+                    << " accumulate=" << accumulate << " lazy=" << lazy << " i=" << i;
+                ASSERT_EQ(out1[i] % qv, static_cast<uint64_t>(sum1))
                     << to_string(isa) << " bits=" << bits << " k=" << terms
-                    << " accumulate=" << accumulate << " i=" << i;
+                    << " accumulate=" << accumulate << " lazy=" << lazy << " i=" << i;
               }
             }
           }
         }
       }
+    }
+  }
+}
+
+// A long inner product taken two terms at a time, as key switching does:
+// lazy parts, then an accumulating last part, equal the sum taken at once
+// (and the __int128 sums the test above checks that against).
+TEST(Eltwise, DotProductPairInLazyPartsEqualsTheWholeSum) {
+  std::mt19937_64 rng(61);
+  for (Isa isa : supported_isas()) {
+    for (int bits : {36, 49, 55, 60, 61}) {
+      if (isa == Isa::ifma && bits > 50) continue;
+      const Modulus q = generate_ntt_primes(bits, 8, 1)[0];
+      const std::size_t n = 1029, terms = 15;
+      std::vector<std::vector<uint64_t>> x(terms), b(terms), a(terms);
+      for (std::size_t j = 0; j < terms; ++j) {
+        x[j] = random_values(n, q.value(), rng);
+        b[j] = random_values(n, q.value(), rng);
+        a[j] = random_values(n, q.value(), rng);
+      }
+      const auto spans = [](const std::vector<std::vector<uint64_t>>& v, std::size_t first,
+                            std::size_t count) {
+        return std::vector<std::span<const uint64_t>>(v.begin() + first, v.begin() + first + count);
+      };
+      std::vector<uint64_t> whole0(n), whole1(n), parts0(n), parts1(n);
+      dot_product_pair(spans(x, 0, terms), spans(b, 0, terms), spans(a, 0, terms), whole0, whole1,
+                       q, isa);
+      for (std::size_t first = 0; first < terms; first += 2) {
+        const std::size_t count = std::min<std::size_t>(2, terms - first);
+        const auto xs = spans(x, first, count), bs = spans(b, first, count),
+                   as = spans(a, first, count);
+        if (first + count < terms) {
+          dot_product_pair_lazy(xs, bs, as, parts0, parts1, q, first != 0, isa);
+        } else {
+          dot_product_pair_accumulate(xs, bs, as, parts0, parts1, q, isa);
+        }
+      }
+      EXPECT_EQ(parts0, whole0) << to_string(isa) << " bits=" << bits;
+      EXPECT_EQ(parts1, whole1) << to_string(isa) << " bits=" << bits;
     }
   }
 }
@@ -438,6 +490,10 @@ TEST(Eltwise, DotProductPairRefusesBadShapesWithoutWriting) {
   EXPECT_THROW(dot_product_pair_accumulate(Spans{x}, Spans{b, b}, Spans{a}, out0, out1, q),
                MismatchError);
   EXPECT_THROW(dot_product_pair_accumulate(Spans{out1}, Spans{b}, Spans{a}, out0, out1, q),
+               InvalidArgument);
+  EXPECT_THROW(dot_product_pair_lazy(Spans{x}, Spans{b}, Spans{a, a}, out0, out1, q, true),
+               MismatchError);
+  EXPECT_THROW(dot_product_pair_lazy(Spans{x}, Spans{b}, Spans{a}, out1, out1, q, false),
                InvalidArgument);
   EXPECT_EQ(out0, std::vector<uint64_t>(8, 5));
   EXPECT_EQ(out1, std::vector<uint64_t>(8, 5));

@@ -236,7 +236,12 @@ std::array<ExtendedPoly, 2> decompose_and_multiply_of(const Context& context,
         x[d] = row;
       }
       const auto terms = [count](auto& rows) { return std::span(rows).first(count); };
-      if (first == 0) {
+      // Every pass but the last leaves its sums lazily reduced (in [0, 8q)).
+      const bool last = first + count == digits;
+      if (!last) {
+        math::dot_product_pair_lazy(terms(x), terms(b), terms(a), out(acc[0]), out(acc[1]), modulus,
+                                    first != 0);
+      } else if (first == 0) {
         math::dot_product_pair(terms(x), terms(b), terms(a), out(acc[0]), out(acc[1]), modulus);
       } else {
         math::dot_product_pair_accumulate(terms(x), terms(b), terms(a), out(acc[0]), out(acc[1]),

@@ -423,13 +423,13 @@ void reduce_any(std::span<const uint64_t> a, std::span<uint64_t> out, const Modu
 
 namespace {
 
-// dot_product_pair and dot_product_pair_accumulate: the checks, then the
+// dot_product_pair and its accumulating and lazy forms: the checks, then the
 // level's kernel. `name` is the caller's, for the messages.
 void run_dot_product_pair(std::span<const std::span<const uint64_t>> x,
                           std::span<const std::span<const uint64_t>> b,
                           std::span<const std::span<const uint64_t>> a, std::span<uint64_t> out0,
                           std::span<uint64_t> out1, const Modulus& q, std::optional<Isa> isa,
-                          bool accumulate, const char* name) {
+                          bool accumulate, bool lazy_output, const char* name) {
   const std::size_t terms = x.size();
   require_same_size(terms, b.size(), name, "list of second operands b");
   require_same_size(terms, a.size(), name, "list of second operands a");
@@ -455,7 +455,7 @@ void run_dot_product_pair(std::span<const std::span<const uint64_t>> x,
   const uint64_t* const* b_rows = x_rows + terms;
   const uint64_t* const* a_rows = b_rows + terms;
   level.dot_product_pair(out0.data(), out1.data(), x_rows, b_rows, a_rows, terms, out0.size(), data,
-                         accumulate);
+                         accumulate, lazy_output);
 }
 
 }  // namespace
@@ -464,7 +464,7 @@ void dot_product_pair(std::span<const std::span<const uint64_t>> x,
                       std::span<const std::span<const uint64_t>> b,
                       std::span<const std::span<const uint64_t>> a, std::span<uint64_t> out0,
                       std::span<uint64_t> out1, const Modulus& q, std::optional<Isa> isa) {
-  run_dot_product_pair(x, b, a, out0, out1, q, isa, false, "dot_product_pair");
+  run_dot_product_pair(x, b, a, out0, out1, q, isa, false, false, "dot_product_pair");
 }
 
 void dot_product_pair_accumulate(std::span<const std::span<const uint64_t>> x,
@@ -472,7 +472,15 @@ void dot_product_pair_accumulate(std::span<const std::span<const uint64_t>> x,
                                  std::span<const std::span<const uint64_t>> a,
                                  std::span<uint64_t> out0, std::span<uint64_t> out1,
                                  const Modulus& q, std::optional<Isa> isa) {
-  run_dot_product_pair(x, b, a, out0, out1, q, isa, true, "dot_product_pair_accumulate");
+  run_dot_product_pair(x, b, a, out0, out1, q, isa, true, false, "dot_product_pair_accumulate");
+}
+
+void dot_product_pair_lazy(std::span<const std::span<const uint64_t>> x,
+                           std::span<const std::span<const uint64_t>> b,
+                           std::span<const std::span<const uint64_t>> a, std::span<uint64_t> out0,
+                           std::span<uint64_t> out1, const Modulus& q, bool accumulate,
+                           std::optional<Isa> isa) {
+  run_dot_product_pair(x, b, a, out0, out1, q, isa, accumulate, true, "dot_product_pair_lazy");
 }
 
 FixedWeights::FixedWeights(std::vector<uint64_t> weights, const Modulus& q)

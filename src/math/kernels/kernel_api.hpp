@@ -137,8 +137,10 @@ HEFT_DECLARE_KERNELS(ifma_emulated)
 //     left operand: out0 = sum_j x[j] * b[j] and out1 = sum_j x[j] * a[j] mod
 //     q; x, b, a hold k pointers to n words, all in [0, q) -> [0, q) (k = 0
 //     gives zeros). With accumulate, the sums are added to what out0 and out1
-//     hold (in [0, q)) instead (k = 0 leaves them). The outputs must not
-//     overlap any input.
+//     hold (in [0, 8q), q < 2^61) instead. With lazy_output the outputs may be
+//     left in [0, 8q), congruent (a level may reduce them further), so that a
+//     long sum taken a few terms at a time reduces fully only at its end. The
+//     outputs must not overlap any input.
 //   weighted_sum_mod: base conversion's sum for one target modulus q:
 //     out[c] = sum_{i<k} y[i*stride + c] * w[i] mod q for c < n, with fixed
 //     weights w[i] < q (w_shoup[i] = floor(w[i] 2^64 / q)) and inputs below
@@ -153,7 +155,7 @@ HEFT_DECLARE_KERNELS(ifma_emulated)
 #define HEFT_DECLARE_DOT_PRODUCT_PAIR                                                           \
   void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,               \
                         const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n, \
-                        const ModulusData& q, bool accumulate);
+                        const ModulusData& q, bool accumulate, bool lazy_output);
 #define HEFT_DECLARE_SUM_KERNELS                                                            \
   HEFT_DECLARE_DOT_PRODUCT_PAIR                                                             \
   void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w, \

@@ -16,7 +16,9 @@
 // per product, no carries. A sum takes first_terms products (8 at b = 60, 16
 // at b = 59, 256 at b = 55), then the policy's finish() reduces it to [0, q);
 // a longer sum carries that value into the low sum of the next chunk, which
-// then takes next_terms products (8, 15 and 255).
+// then takes next_terms products (8, 15 and 255). A sum that starts from the
+// outputs' values (accumulate: below 8q, a lazy earlier result) takes
+// carried_terms products first (8, 8 and 252).
 //
 // Included only by kernel files compiled with their level's flags; everything
 // is in an anonymous namespace (internal linkage, see kernel_api.hpp).
@@ -24,8 +26,10 @@
 // A policy Ops provides: Vec, kLanes; Halves (u0, u1 of a vector) and Sum
 // (low, middle, high); load(p) (unaligned), load_aligned(p),
 // store_aligned(p, v), store(p, v) (unaligned); broadcast(w); split(v);
-// sum_of(carried_in); add_product(sum, u, v); finish(sum) -> [0, q); and the
-// plan() it was built from.
+// sum_of(carried_in); add_product(sum, u, v); finish(sum) -> [0, q);
+// finish_lazy(sum) -> [0, 8q), congruent (a few instructions fewer: what a
+// sum taken a few terms at a time leaves between its parts); and the plan()
+// it was built from.
 #pragma once
 
 #include <cstddef>
@@ -42,11 +46,12 @@ constexpr int kMaxSplitBits = 60;
 // The scalar side of a split sum for q < 2^b: the split point and how many
 // products a sum can take.
 struct SplitSumPlan {
-  int shift;                // s = ceil(b/2)
-  uint64_t two_2s_mod_q;    // 2^2s mod q, the weight of high
-  bool low_part_below_4q;   // low + middle 2^s < 2^2s <= 4q (q has b bits)
-  std::size_t first_terms;  // products in a sum that starts from 0
-  std::size_t next_terms;   // products in a sum that starts from a carried value
+  int shift;                  // s = ceil(b/2)
+  uint64_t two_2s_mod_q;      // 2^2s mod q, the weight of high
+  bool low_part_below_4q;     // low + middle 2^s < 2^2s <= 4q (q has b bits)
+  std::size_t first_terms;    // products in a sum that starts from 0
+  std::size_t next_terms;     // products in a sum that starts from a carried value
+  std::size_t carried_terms;  // products in a sum that starts from a value below 8q
 };
 
 // b: the bit bound of both operands (2 <= b <= 60), q < 2^b.
@@ -71,7 +76,8 @@ inline SplitSumPlan plan_split_sum(uint64_t q, int b) {
     return static_cast<std::size_t>(low_terms < middle_terms ? low_terms : middle_terms);
   };
   plan.first_terms = terms_from(0);
-  plan.next_terms = terms_from((u128{1} << b) - 1);  // a finished value is below q < 2^b
+  plan.next_terms = terms_from((u128{1} << b) - 1);     // a finished value is below q < 2^b
+  plan.carried_terms = terms_from((u128{8} << b) - 1);  // a lazy one is below 8q < 2^(b+3)
   return plan;
 }
 
@@ -80,13 +86,13 @@ inline SplitSumPlan plan_split_sum(uint64_t q, int b) {
 // arrays while the digits stream past, two digits per pass (half the loads
 // and stores of the sums); at the end of each chunk of digits the sums are
 // finished and the result carried into the next chunk. With accumulate, the
-// outputs' values are carried into the first chunk.
+// outputs' values (below 8q) are carried into the first chunk; with
+// lazy_output the last finish leaves the sums in [0, 8q).
 template <class Ops>
 void dot_product_pair_split(const Ops& ops, uint64_t* out0, uint64_t* out1,
                             const uint64_t* const* x, const uint64_t* const* b,
                             const uint64_t* const* a, std::size_t k, std::size_t count,
-                            bool accumulate) {
-  using Vec = typename Ops::Vec;
+                            bool accumulate, bool lazy_output) {
   using Sum = typename Ops::Sum;
   using Halves = typename Ops::Halves;
   // Six 8 KB sum arrays (in L1 or L2); each pass then reads 8 KB runs of
@@ -99,7 +105,7 @@ void dot_product_pair_split(const Ops& ops, uint64_t* out0, uint64_t* out1,
   // first of first_even digits (next_even when it starts from a carried
   // value), the others of next_even (both >= 8).
   const std::size_t first_even =
-      (accumulate ? ops.plan().next_terms : ops.plan().first_terms) / 2 * 2;
+      (accumulate ? ops.plan().carried_terms : ops.plan().first_terms) / 2 * 2;
   const std::size_t next_even = ops.plan().next_terms / 2 * 2;
   const auto starts_chunk = [&](std::size_t j) {
     return j == 0 || (j >= first_even && (j - first_even) % next_even == 0);
@@ -152,10 +158,12 @@ void dot_product_pair_split(const Ops& ops, uint64_t* out0, uint64_t* out1,
         } else if (j + 2 < k) {
           ops.store_aligned(sums[0] + i, ops.finish(sum0));
           ops.store_aligned(sums[3] + i, ops.finish(sum1));
+        } else if (lazy_output) {
+          ops.store(out0 + at, ops.finish_lazy(sum0));
+          ops.store(out1 + at, ops.finish_lazy(sum1));
         } else {
-          const Vec result0 = ops.finish(sum0), result1 = ops.finish(sum1);
-          ops.store(out0 + at, result0);
-          ops.store(out1 + at, result1);
+          ops.store(out0 + at, ops.finish(sum0));
+          ops.store(out1 + at, ops.finish(sum1));
         }
       }
     }
@@ -195,16 +203,33 @@ void weighted_sum_split(const Ops& ops, uint64_t* out, const uint64_t* y, std::s
   }
 }
 
+// Carried-in outputs [first, n), below 8q (q < 2^61), reduced to [0, q) in
+// place, for the paths that take a reduced carry-in.
+inline void reduce_carried(uint64_t* out, std::size_t first, std::size_t n, uint64_t q) {
+  for (std::size_t i = first; i < n; ++i) {
+    uint64_t v = out[i];
+    v = v >= 4 * q ? v - 4 * q : v;
+    v = v >= 2 * q ? v - 2 * q : v;
+    out[i] = v >= q ? v - q : v;
+  }
+}
+
 // dot_product_pair's coefficients [first, n) one product at a time, in
 // blocks of `block` coefficients (so the outputs stay in L1 while every term
 // is added): the tail that does not fill a vector, and the moduli the sums
 // above cannot take. mul_mod and fma_mod are the level's kernels. k >= 1.
+// Outputs in [0, q); with accumulate, the outputs' values (below 8q) are
+// carried in.
 template <class MulMod, class FmaMod>
 void dot_product_pair_by_products(MulMod mul_mod, FmaMod fma_mod, uint64_t* out0, uint64_t* out1,
                                   const uint64_t* const* x, const uint64_t* const* b,
                                   const uint64_t* const* a, std::size_t k, std::size_t first,
                                   std::size_t n, std::size_t block, const ModulusData& q,
                                   bool accumulate) {
+  if (accumulate) {
+    reduce_carried(out0, first, n, q.value);
+    reduce_carried(out1, first, n, q.value);
+  }
   for (; first < n; first += block) {
     const std::size_t count = n - first < block ? n - first : block;
     if (accumulate) {

@@ -452,6 +452,13 @@ HEFT_AVX2_INLINE __m256i finish_sum(__m256d acc, const DoubleModulus& d) {
   return finish(_mm256_add_pd(fold(acc, d), d.round), d);
 }
 
+// A carried-in output below 8q (< 2^53) reduced to [0, q).
+HEFT_AVX2_INLINE __m256i reduced_carry(__m256i v, const DoubleModulus& d) {
+  v = reduce_once(v, _mm256_slli_epi64(d.q_int, 2));
+  v = reduce_once(v, _mm256_slli_epi64(d.q_int, 1));
+  return reduce_once(v, d.q_int);
+}
+
 void dot_product_pair_double_block(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                                    const uint64_t* const* b, const uint64_t* const* a, size_t k,
                                    size_t first, size_t count, const DoubleModulus& d,
@@ -478,9 +485,9 @@ void dot_product_pair_double_block(uint64_t* out0, uint64_t* out1, const uint64_
       if (j != 0) {
         r0 = _mm256_add_pd(r0, _mm256_load_pd(acc0 + i));
         r1 = _mm256_add_pd(r1, _mm256_load_pd(acc1 + i));
-      } else if (accumulate) {  // the outputs' values below q, like a folded sum
-        r0 = _mm256_add_pd(r0, to_double(loadu(out0 + first + i), d));
-        r1 = _mm256_add_pd(r1, to_double(loadu(out1 + first + i), d));
+      } else if (accumulate) {  // the outputs' values, reduced below q like a folded sum
+        r0 = _mm256_add_pd(r0, to_double(reduced_carry(loadu(out0 + first + i), d), d));
+        r1 = _mm256_add_pd(r1, to_double(reduced_carry(loadu(out1 + first + i), d), d));
       }
       if (fold_now) {
         r0 = fold(r0, d);
@@ -650,6 +657,18 @@ class Avx2SplitOps {
     return reduce_once(reduce_once(total, two_q_), m_.q);
   }
 
+  // The same value in [0, 6q), without finish's last reductions: low_part
+  // (below 2^2s <= 4q) or its Shoup product by 1 (below 2q), plus high's.
+  __m256i finish_lazy(Sum sum) const {
+    sum.middle = _mm256_add_epi64(sum.middle, _mm256_srl_epi64(sum.low, shift_));
+    sum.high = _mm256_add_epi64(sum.high, _mm256_srl_epi64(sum.middle, shift_));
+    const __m256i low_part =
+        _mm256_or_si256(_mm256_and_si256(sum.low, mask_),
+                        _mm256_sll_epi64(_mm256_and_si256(sum.middle, mask_), shift_));
+    const __m256i low = plan_.low_part_below_4q ? low_part : mul_shoup_lazy(low_part, one_, m_);
+    return _mm256_add_epi64(low, mul_shoup_lazy(sum.high, two_2s_, m_));
+  }
+
  private:
   static uint64_t shoup_of(uint64_t w, uint64_t q) {
     return static_cast<uint64_t>((static_cast<unsigned __int128>(w) << 64) / q);
@@ -668,11 +687,15 @@ class Avx2SplitOps {
 
 void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                       const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
-                      const ModulusData& q, bool accumulate) {
+                      const ModulusData& q, bool accumulate, bool lazy_output) {
   if (k == 0) {
-    if (accumulate) return;
-    for (size_t i = 0; i < n; ++i)
-      out0[i] = out1[i] = 0;
+    if (accumulate && !lazy_output) {
+      reduce_carried(out0, 0, n, q.value);
+      reduce_carried(out1, 0, n, q.value);
+    } else if (!accumulate) {
+      for (size_t i = 0; i < n; ++i)
+        out0[i] = out1[i] = 0;
+    }
     return;
   }
   size_t first = 0;
@@ -689,9 +712,13 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
   } else if (64 - __builtin_clzll(q.value) <= kMaxSplitBits) {
     first = n / 4 * 4;
     dot_product_pair_split(Avx2SplitOps(q, 64 - __builtin_clzll(q.value)), out0, out1, x, b, a, k,
-                           first, accumulate);
+                           first, accumulate, lazy_output);
   } else if (q.value >= kDoubleModulusBound) {
     first = n / 4 * 4;
+    if (accumulate) {  // the wide sums take a reduced carry-in (a rare modulus size)
+      reduce_carried(out0, 0, first, q.value);
+      reduce_carried(out1, 0, first, q.value);
+    }
     dot_product_pair_wide_block(out0, out1, x, b, a, k, 0, first, q, accumulate);
   }
   // The last n mod 4 coefficients (and small moduli when the rounding mode

@@ -260,6 +260,19 @@ class Avx512SplitOps {
     return reduce_once(reduce_once(reduce_once(total, four_q_), one_.two_q), one_.q);
   }
 
+  // The same value in [0, 8q), without finish's five conditional
+  // subtractions: low_part (below 2^2s <= 4q, or reduced by a Shoup product
+  // when q is narrower than the operands) plus high's Shoup product.
+  __m512i finish_lazy(Sum sum) const {
+    sum.middle = _mm512_add_epi64(sum.middle, _mm512_srl_epi64(sum.low, shift_));
+    sum.high = _mm512_add_epi64(sum.high, _mm512_srl_epi64(sum.middle, shift_));
+    const __m512i low_part =
+        _mm512_or_si512(_mm512_and_si512(sum.low, mask_),
+                        _mm512_sll_epi64(_mm512_and_si512(sum.middle, mask_), shift_));
+    const __m512i low = plan_.low_part_below_4q ? low_part : one_(low_part);
+    return _mm512_add_epi64(low, two_2s_.lazy(sum.high));
+  }
+
  private:
   static uint64_t shoup_of(uint64_t w, uint64_t q) {
     return static_cast<uint64_t>((static_cast<unsigned __int128>(w) << 64) / q);
@@ -348,17 +361,22 @@ void reduce_any(uint64_t* out, const uint64_t* a, size_t n, const ModulusData& q
 
 void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                       const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
-                      const ModulusData& q, bool accumulate) {
+                      const ModulusData& q, bool accumulate, bool lazy_output) {
   if (k == 0) {
-    if (accumulate) return;
-    for (size_t i = 0; i < n; ++i)
-      out0[i] = out1[i] = 0;
+    if (accumulate && !lazy_output) {
+      reduce_carried(out0, 0, n, q.value);
+      reduce_carried(out1, 0, n, q.value);
+    } else if (!accumulate) {
+      for (size_t i = 0; i < n; ++i)
+        out0[i] = out1[i] = 0;
+    }
     return;
   }
   size_t first = 0;
   if (const int bits = 64 - __builtin_clzll(q.value); bits <= kMaxSplitBits) {
     first = n / 8 * 8;
-    dot_product_pair_split(Avx512SplitOps(q, bits), out0, out1, x, b, a, k, first, accumulate);
+    dot_product_pair_split(Avx512SplitOps(q, bits), out0, out1, x, b, a, k, first, accumulate,
+                           lazy_output);
   }
   // The last n mod 8 coefficients, and 61-bit moduli: a product at a time.
   constexpr size_t kProductBlock = 1024;

@@ -128,7 +128,9 @@ struct FmaScalar {
 // the pair is folded back into one value in [0, 4q), congruent to
 // hi 2^52 + lo: H = hi + floor(lo / 2^52) times (2^52 mod q), plus
 // (lo mod 2^52) times 1, both Shoup products (H < 2^52 is required). Between
-// folds lo < 4q + 8 * 2^52 < 2^56 and hi < 8 * 2^48, so H < 2^51 + 9.
+// folds lo < 8q + 8 * 2^52 < 2^56 (a fold's value or a carried-in output,
+// both below 8q) and hi < 8 * 2^48, so H < 2^51 + 16. A lazy output is the
+// fold's value, in [0, 4q).
 constexpr std::size_t kFoldTerms = 8;
 static_assert(kFoldTerms % 2 == 0, "dot_product_pair folds at the end of a two-digit pass");
 
@@ -152,8 +154,10 @@ struct ProductFolder {
     const __m512i low = by_one.lazy(_mm512_and_si512(lo, mask52), by_one.zero);  // [0, 2q)
     return by_two52.lazy(high, low);                                             // + [0, 2q)
   }
-  __m512i finish(__m512i lo, __m512i hi) const {
-    return reduce_once(reduce_once(fold(lo, hi), by_one.two_q), by_one.q);
+  // [0, q), or [0, 4q) when lazy.
+  __m512i finish(__m512i lo, __m512i hi, bool lazy) const {
+    const __m512i folded = fold(lo, hi);
+    return lazy ? folded : reduce_once(reduce_once(folded, by_one.two_q), by_one.q);
   }
 };
 
@@ -181,7 +185,8 @@ struct PairSums {
 // writes nothing past n.
 void dot_product_pair_tail(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                            const uint64_t* const* b, const uint64_t* const* a, size_t k,
-                           size_t first, size_t n, const ProductFolder& folder, bool accumulate) {
+                           size_t first, size_t n, const ProductFolder& folder, bool accumulate,
+                           bool lazy_output) {
   const __mmask8 lanes = static_cast<__mmask8>((1u << (n - first)) - 1);
   const __m512i zero = _mm512_setzero_si512();
   PairSums sums{zero, zero, zero, zero};
@@ -195,8 +200,8 @@ void dot_product_pair_tail(uint64_t* out0, uint64_t* out1, const uint64_t* const
              _mm512_maskz_loadu_epi64(lanes, a[j] + first));
     if ((j + 1) % kFoldTerms == 0 && j + 1 < k) sums.fold(folder);
   }
-  _mm512_mask_storeu_epi64(out0 + first, lanes, folder.finish(sums.lo0, sums.hi0));
-  _mm512_mask_storeu_epi64(out1 + first, lanes, folder.finish(sums.lo1, sums.hi1));
+  _mm512_mask_storeu_epi64(out0 + first, lanes, folder.finish(sums.lo0, sums.hi0, lazy_output));
+  _mm512_mask_storeu_epi64(out1 + first, lanes, folder.finish(sums.lo1, sums.hi1, lazy_output));
 }
 
 }  // namespace
@@ -208,9 +213,9 @@ void dot_product_pair_tail(uint64_t* out0, uint64_t* out1, const uint64_t* const
 // way, split_sums.hpp).
 void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                       const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
-                      const ModulusData& q, bool accumulate) {
+                      const ModulusData& q, bool accumulate, bool lazy_output) {
   if (q.value >= kModulusBound || k == 0) {  // avx512's also handles k = 0
-    HEFT_AVX512_NAMESPACE::dot_product_pair(out0, out1, x, b, a, k, n, q, accumulate);
+    HEFT_AVX512_NAMESPACE::dot_product_pair(out0, out1, x, b, a, k, n, q, accumulate, lazy_output);
     return;
   }
   const ProductFolder folder(q.value);
@@ -226,7 +231,7 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
       const bool last_pass = j + 2 >= k;
       for (size_t i = 0; i < size; i += 8) {
         PairSums sums{zero, zero, zero, zero};
-        if (j == 0 && accumulate) {  // values below q: within lo's carried-in bound
+        if (j == 0 && accumulate) {  // values below 8q: within lo's carried-in bound
           sums.lo0 = _mm512_loadu_si512(out0 + start + i);
           sums.lo1 = _mm512_loadu_si512(out1 + start + i);
         } else if (j > 0) {
@@ -242,8 +247,8 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
         // kFoldTerms is even, so a fold falls at the end of a pass.
         if (!last_pass && (j + 2) % kFoldTerms == 0) sums.fold(folder);
         if (last_pass) {
-          _mm512_storeu_si512(out0 + at, folder.finish(sums.lo0, sums.hi0));
-          _mm512_storeu_si512(out1 + at, folder.finish(sums.lo1, sums.hi1));
+          _mm512_storeu_si512(out0 + at, folder.finish(sums.lo0, sums.hi0, lazy_output));
+          _mm512_storeu_si512(out1 + at, folder.finish(sums.lo1, sums.hi1, lazy_output));
         } else {
           _mm512_store_si512(stored[0] + i, sums.lo0);
           _mm512_store_si512(stored[1] + i, sums.hi0);
@@ -253,7 +258,9 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
       }
     }
   }
-  if (full < n) dot_product_pair_tail(out0, out1, x, b, a, k, full, n, folder, accumulate);
+  if (full < n) {
+    dot_product_pair_tail(out0, out1, x, b, a, k, full, n, folder, accumulate, lazy_output);
+  }
 }
 
 // Base conversion's sum (weighted_sum_mod in kernel_api.hpp) for q < 2^50
@@ -287,8 +294,8 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
         hi1 = zero;
       }
     }
-    _mm512_storeu_si512(out + c, folder.finish(lo0, hi0));
-    _mm512_storeu_si512(out + c + 8, folder.finish(lo1, hi1));
+    _mm512_storeu_si512(out + c, folder.finish(lo0, hi0, false));
+    _mm512_storeu_si512(out + c + 8, folder.finish(lo1, hi1, false));
   }
   if (c < n) scalar::weighted_sum_mod(out + c, y + c, stride, w, w_shoup, k, n - c, input_bits, q);
 }

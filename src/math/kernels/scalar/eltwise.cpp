@@ -100,10 +100,11 @@ void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size
 
 void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                       const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
-                      const ModulusData& q, bool accumulate) {
+                      const ModulusData& q, bool accumulate, bool /*lazy_output*/) {
   // Lazy 128-bit sums: each product is below q^2 < 2^122, so 32 of them on
-  // top of a reduced partial sum cannot overflow; longer sums are reduced
-  // every 32 terms. Coefficients go in blocks with the sums in a small local
+  // top of a partial sum below 2^64 (reduced, or a carried-in output) cannot
+  // overflow; longer sums are reduced every 32 terms. The outputs are always
+  // fully reduced. Coefficients go in blocks with the sums in a small local
   // array, so that each term's operands are read as three sequential streams
   // (reading all 3k operands per coefficient defeats the prefetchers).
   constexpr size_t kTermsPerReduction = 32;
@@ -112,7 +113,7 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
   for (size_t first = 0; first < n; first += kBlock) {
     const size_t count = n - first < kBlock ? n - first : kBlock;
     for (size_t i = 0; i < count; ++i) {
-      sum0[i] = accumulate ? out0[first + i] : 0;  // a reduced partial sum
+      sum0[i] = accumulate ? out0[first + i] : 0;  // a carried-in value below 8q
       sum1[i] = accumulate ? out1[first + i] : 0;
     }
     for (size_t j = 0; j < k; ++j) {
