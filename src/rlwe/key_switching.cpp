@@ -292,8 +292,14 @@ ring::RnsPoly mod_down_plus(const Context& context, ExtendedPoly x, const ring::
     }
     x.p.multiply_scalar(inverses);
   }
+  // With one special prime the conversion of [x]_P to q_i is its values
+  // reduced mod q_i, which each tower's forward transform does as it reads
+  // them (raise_one_prime_digit): no conversion pass.
+  const bool one_special_prime = x.p.tower_count() == 1;
   AlignedBuffer<uint64_t> converted(q_towers * n, AlignedBuffer<uint64_t>::Uninitialized{});
-  context.mod_down_converter(level).convert_approximate(x.p.data(), converted.span(), n);
+  if (!one_special_prime) {
+    context.mod_down_converter(level).convert_approximate(x.p.data(), converted.span(), n);
+  }
   // x_q <- (x_q - [x_p]_q) * P^-1 (+ addend): exact division of x - [x]_P by
   // P, which rounds x / P (the approximate conversion adds at most K
   // multiples of P). The addend joins in the same pass as the scaling.
@@ -306,7 +312,11 @@ ring::RnsPoly mod_down_plus(const Context& context, ExtendedPoly x, const ring::
   parallel_for(0, q_towers, [&](std::size_t t) {
     const math::Modulus& q = q_ring.modulus(t);
     std::span<uint64_t> c(converted.data() + t * n, n);
-    math::ntt_forward(c, q_ring.ntt_tables(t));
+    if (one_special_prime) {
+      raise_one_prime_digit(x.p.tower(0), x.p.modulus(0).value(), c, q_ring.ntt_tables(t));
+    } else {
+      math::ntt_forward(c, q_ring.ntt_tables(t));
+    }
     if (error_scale != 1) math::mul_scalar_mod(c, q.reduce(error_scale), c, q);
     auto tower = x.q.tower(t);
     const uint64_t inv_p = context.inv_special_product()[t];
