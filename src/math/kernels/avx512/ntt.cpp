@@ -64,7 +64,7 @@ struct ShoupArith {
       return {w, _mm512_srli_epi64(shoup, 1), hi, _mm512_add_epi64(hi, hi)};
     } else {
       const __m512i hi = _mm512_srli_epi64(shoup, 32);
-      return {w, shoup, hi, hi};
+      return {w, shoup, hi, hi};  // shoup_hi_twice unread at this scale
     }
   }
   static Twiddle broadcast_twiddle(uint64_t w, uint64_t shoup) {
@@ -152,36 +152,31 @@ struct ShoupArith {
   }
 };
 
-// Every value stays below 8q, under 2^63 when q < 2^60.
-bool takes_shoup_scale63(const NttTableData& table) {
-  return table.modulus.value < (uint64_t{1} << 60);
+// Runs transform(arith) with the arithmetic q takes: the 2^63 Shoup scale
+// when q < 2^60 (every value then stays below 8q < 2^63), else 2^64.
+template <class Transform>
+void with_arithmetic_for(const NttTableData& table, const Transform& transform) {
+  if (table.modulus.value < (uint64_t{1} << 60)) {
+    transform(ShoupArith<true>{});
+  } else {
+    transform(ShoupArith<false>{});
+  }
 }
 
 }  // namespace
 
 void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
-  if (takes_shoup_scale63(table)) {
-    forward_ntt<ShoupArith<true>>(out, in, table);
-  } else {
-    forward_ntt<ShoupArith<false>>(out, in, table);
-  }
+  with_arithmetic_for(table, [&](auto arith) { forward_ntt<decltype(arith)>(out, in, table); });
 }
 
 void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
-  if (takes_shoup_scale63(table)) {
-    inverse_ntt<ShoupArith<true>>(out, in, table);
-  } else {
-    inverse_ntt<ShoupArith<false>>(out, in, table);
-  }
+  with_arithmetic_for(table, [&](auto arith) { inverse_ntt<decltype(arith)>(out, in, table); });
 }
 
 void ntt_forward_shifted_from(uint64_t* out, const uint64_t* in, uint64_t shift,
                               const NttTableData& table) {
-  if (takes_shoup_scale63(table)) {
-    forward_ntt<ShoupArith<true>>(out, in, table, shift);
-  } else {
-    forward_ntt<ShoupArith<false>>(out, in, table, shift);
-  }
+  with_arithmetic_for(table,
+                      [&](auto arith) { forward_ntt<decltype(arith)>(out, in, table, shift); });
 }
 
 void ntt_forward(uint64_t* values, const NttTableData& table) {
