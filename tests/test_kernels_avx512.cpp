@@ -340,6 +340,39 @@ TEST_P(KernelLevelTest, ShiftedNtt) {
   }
 }
 
+// The largest terms and sums: b = a = q - 1, carried-in outputs 8q - 1 and
+// x just below q with x (q - 1) / q = x - 1 + (q - x) / q about 8 past a
+// multiple of 16, where avx512's floating-point quotients (q < 2^55,
+// rounded to multiples of 16) leave their largest remainders, all of one
+// sign: near -8q per term, so that 40 terms without the fold every 8 would
+// leave the 64-bit sums at the 55-bit prime.
+TEST_P(KernelLevelTest, DotProductPairLargestTerms) {
+  const KernelTable& level = kernels();
+  for (const Modulus& q : eltwise_moduli(isa())) {
+    const uint64_t qv = q.value();
+    const ModulusData md = modulus_data(q);
+    const uint64_t x = qv > 16 ? (qv - 10) / 16 * 16 + 9 : qv - 1;  // x = 9 mod 16
+    const std::size_t n = 24;
+    for (const bool lazy : {false, true}) {
+      for (std::size_t terms : {1, 2, 7, 8, 9, 16, 17, 40}) {
+        const std::vector<uint64_t> x_row(n, x), key_row(n, qv - 1);
+        const std::vector<const uint64_t*> xs(terms, x_row.data()), keys(terms, key_row.data());
+        std::vector<uint64_t> out0(n, 8 * qv - 1), out1(n, 8 * qv - 1);
+        level.dot_product_pair(out0.data(), out1.data(), xs.data(), keys.data(), keys.data(), terms,
+                               n, md, /*accumulate=*/true, lazy);
+        // x (q - 1) = -x mod q.
+        const uint64_t expected =
+            static_cast<uint64_t>((u128{8} * qv - 1 + terms * u128{qv - x}) % qv);
+        for (std::size_t i = 0; i < n; ++i) {
+          ASSERT_LT(out0[i], lazy ? 8 * qv : qv) << level.name << " q=" << qv << " k=" << terms;
+          ASSERT_EQ(out0[i] % qv, expected) << level.name << " q=" << qv << " k=" << terms;
+          ASSERT_EQ(out1[i] % qv, expected) << level.name << " q=" << qv << " k=" << terms;
+        }
+      }
+    }
+  }
+}
+
 TEST_P(KernelLevelTest, DotProductPair) {
   const KernelTable& level = kernels();
   for (const Modulus& q : eltwise_moduli(isa())) {

@@ -71,6 +71,33 @@ static inline __m512i cvtepu32_epi64(__m256i a) {
 }
 }  // namespace heft_emulation
 #define _mm512_cvtepu32_epi64(a) heft_emulation::cvtepu32_epi64((a))
+// Nor the conversions of 64-bit integer lanes to doubles (AVX512DQ); like
+// the instructions, these round as the current rounding mode does.
+namespace heft_emulation {
+template <class Lane>
+static inline __m512d cvt_to_pd(__m512i a) {
+  alignas(64) Lane in[8];
+  alignas(64) double out[8];
+  _mm512_store_si512(reinterpret_cast<void*>(in), a);
+  for (int i = 0; i < 8; ++i)
+    out[i] = static_cast<double>(in[i]);
+  return _mm512_load_pd(out);
+}
+}  // namespace heft_emulation
+#define _mm512_cvtepu64_pd(a) heft_emulation::cvt_to_pd<uint64_t>((a))
+#define _mm512_cvtepi64_pd(a) heft_emulation::cvt_to_pd<int64_t>((a))
+// Nor the forms with the rounding mode in the encoding: here they round as
+// the current mode does (to nearest unless a test changes it).
+#ifndef _MM_FROUND_TO_NEAREST_INT
+#define _MM_FROUND_TO_NEAREST_INT SIMDE_MM_FROUND_TO_NEAREST_INT
+#endif
+#ifndef _MM_FROUND_NO_EXC
+#define _MM_FROUND_NO_EXC SIMDE_MM_FROUND_NO_EXC
+#endif
+#define _mm512_cvt_roundepu64_pd(a, rounding) _mm512_cvtepu64_pd((a))
+#define _mm512_cvt_roundepi64_pd(a, rounding) _mm512_cvtepi64_pd((a))
+#define _mm512_mul_round_pd(a, b, rounding) _mm512_mul_pd((a), (b))
+#define _mm512_fmadd_round_pd(a, b, c, rounding) _mm512_fmadd_pd((a), (b), (c))
 // SIMDe's portable 64-bit lane add, sub and mullo compute on signed lanes, so
 // the wrap-arounds the kernels rely on (defined for the instructions, which
 // work modulo 2^64) are signed overflow in C++: undefined behaviour, and

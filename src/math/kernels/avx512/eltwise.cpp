@@ -9,6 +9,7 @@
 // up to 2 short, which costs one extra conditional subtraction of 2q.
 // The loop over the arrays (masked tails included) is map_lanes in
 // avx512_eltwise_loops.hpp; the function objects below are its operations.
+#include "math/kernels/avx512_dot_product_fp.hpp"
 #include "math/kernels/avx512_eltwise_loops.hpp"
 #include "math/kernels/avx512_intrinsics.hpp"
 #include "math/kernels/kernel_api.hpp"
@@ -372,8 +373,13 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
     }
     return;
   }
+  // Below 2^55 floating-point quotients (avx512_dot_product_fp.hpp: fewer
+  // instructions per term), up to 60 bits the split sums.
   size_t first = 0;
-  if (const int bits = 64 - __builtin_clzll(q.value); bits <= kMaxSplitBits) {
+  if (q.value < kFpQuotientModulusBound) {
+    first = n / 8 * 8;
+    dot_product_pair_fp(out0, out1, x, b, a, k, first, q.value, accumulate, lazy_output);
+  } else if (const int bits = 64 - __builtin_clzll(q.value); bits <= kMaxSplitBits) {
     first = n / 8 * 8;
     dot_product_pair_split(Avx512SplitOps(q, bits), out0, out1, x, b, a, k, first, accumulate,
                            lazy_output);
