@@ -7,6 +7,7 @@
 // only on CPUs that have the instructions (skipped elsewhere).
 #include <gtest/gtest.h>
 
+#include <cfenv>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -367,6 +368,43 @@ TEST_P(KernelLevelTest, DotProductPairLargestTerms) {
           ASSERT_LT(out0[i], lazy ? 8 * qv : qv) << level.name << " q=" << qv << " k=" << terms;
           ASSERT_EQ(out0[i] % qv, expected) << level.name << " q=" << qv << " k=" << terms;
           ASSERT_EQ(out1[i] % qv, expected) << level.name << " q=" << qv << " k=" << terms;
+        }
+      }
+    }
+  }
+}
+
+// The floating-point quotients round to nearest by their encoding, so the
+// sums stay exact whatever rounding mode the caller has set. Native levels
+// only: the emulation's conversions follow the current mode.
+TEST_P(KernelLevelTest, DotProductPairAnyRoundingMode) {
+  if (!GetParam().native) GTEST_SKIP() << "the emulated conversions follow the current mode";
+  struct RestoreRounding {
+    ~RestoreRounding() { std::fesetround(FE_TONEAREST); }
+  } restore;
+  const KernelTable& level = kernels();
+  for (int mode : {FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD}) {
+    for (const Modulus& q : eltwise_moduli(isa())) {
+      const uint64_t qv = q.value();
+      const ModulusData md = modulus_data(q);
+      // x (q - 1) / q just past a multiple of 16 (x = 1 mod 16) and about 8
+      // past one (x = 9 mod 16): the largest errors of directed and of
+      // nearest rounding.
+      for (uint64_t residue : {1, 9}) {
+        const uint64_t x = qv > 32 ? (qv - 18) / 16 * 16 + residue : qv - 1;
+        const std::size_t n = 16, terms = 40;
+        const std::vector<uint64_t> x_row(n, x), key_row(n, qv - 1);
+        const std::vector<const uint64_t*> xs(terms, x_row.data()), keys(terms, key_row.data());
+        std::vector<uint64_t> out0(n, 8 * qv - 1), out1(n, 8 * qv - 1);
+        std::fesetround(mode);
+        level.dot_product_pair(out0.data(), out1.data(), xs.data(), keys.data(), keys.data(), terms,
+                               n, md, /*accumulate=*/true, /*lazy_output=*/false);
+        std::fesetround(FE_TONEAREST);
+        const uint64_t expected =
+            static_cast<uint64_t>((u128{8} * qv - 1 + terms * u128{qv - x}) % qv);
+        for (std::size_t i = 0; i < n; ++i) {
+          ASSERT_EQ(out0[i], expected) << level.name << " q=" << qv << " mode=" << mode;
+          ASSERT_EQ(out1[i], expected) << level.name << " q=" << qv << " mode=" << mode;
         }
       }
     }

@@ -15,11 +15,11 @@
 // exactly from the low 64 bits of the integer products (vpmullq), as
 // |r| < 2^63: x y - (bits - bits(M)) 16q, where the constant bits(M) 16q is
 // added once per fold for all the terms before it. Every floating-point
-// operation rounds to nearest by its own encoding, so a caller's MXCSR
-// rounding mode cannot widen these bounds. A term costs six instructions
-// (a conversion, the multiply-add, two vpmullq and two adds) against ten
-// plus a share of the reductions for the split sums; on Zen 5 conversions,
-// double and integer multiplies share two pipes, four of them per term.
+// operation rounds to nearest by its own encoding, and 1/q is rounded to
+// nearest in integers, so a caller's rounding mode cannot widen these bounds. A term costs six
+// instructions (a conversion, the multiply-add, two vpmullq and two adds) against ten plus a share
+// of the reductions for the split sums; on Zen 5 conversions, double and integer multiplies share
+// two pipes, four of them per term.
 //
 // The sums are signed 64-bit values. Starting below 8q (a carried-in
 // output) and taking at most kFoldTerms = 8 terms they stay within
@@ -37,6 +37,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -57,7 +58,7 @@ class FpQuotientSums {
   explicit FpQuotientSums(uint64_t q)
       : q_(set1_epi64(q)),
         sixteen_q_(set1_epi64(16 * q)),
-        inverse_q_(_mm512_set1_pd(1.0 / static_cast<double>(q))),
+        inverse_q_(_mm512_set1_pd(nearest_inverse(q))),
         product_magic_(_mm512_set1_pd(kProductMagic)),
         fold_magic_(_mm512_set1_pd(kFoldMagic)),
         product_correction_(bits_of(kProductMagic) * 16 * q),
@@ -101,6 +102,16 @@ class FpQuotientSums {
   static constexpr double kFoldMagic = 1.5 * 4503599627370496.0;       // 1.5 * 2^52
 
   static uint64_t bits_of(double d) { return std::bit_cast<uint64_t>(d); }
+
+  // 1/q rounded to nearest whatever the current rounding mode (a scalar
+  // division would follow it): the 53-bit mantissa round(2^(e+52) / q), q of
+  // e bits, in integers, then scaled by a power of two, which is exact.
+  static double nearest_inverse(uint64_t q) {
+    const int e = std::bit_width(q);
+    const unsigned __int128 scaled = static_cast<unsigned __int128>(1) << (e + 52);
+    const uint64_t mantissa = static_cast<uint64_t>((scaled + q / 2) / q);  // in [2^52, 2^53]
+    return std::ldexp(static_cast<double>(mantissa), -(e + 52));
+  }
   static __m512i set1_epi64(uint64_t v) { return _mm512_set1_epi64(static_cast<long long>(v)); }
 
   __m512i q_, sixteen_q_;
