@@ -341,71 +341,71 @@ TEST_P(KernelLevelTest, ShiftedNtt) {
   }
 }
 
-// The largest terms and sums: b = a = q - 1, carried-in outputs 8q - 1 and
-// x just below q with x (q - 1) / q = x - 1 + (q - x) / q about 8 past a
-// multiple of 16, where avx512's floating-point quotients (q < 2^55,
+// dot_product_pair over `terms` equal terms x (q - 1) (= -x mod q) added to
+// carried-in outputs 8q - 1, checked against the exact sum mod q.
+::testing::AssertionResult largest_terms_sum_is_exact(const KernelTable& level, const Modulus& q,
+                                                      uint64_t x, std::size_t terms, bool lazy) {
+  const uint64_t qv = q.value();
+  const std::size_t n = 24;
+  const std::vector<uint64_t> x_row(n, x), key_row(n, qv - 1);
+  const std::vector<const uint64_t*> xs(terms, x_row.data()), keys(terms, key_row.data());
+  std::vector<uint64_t> out0(n, 8 * qv - 1), out1(n, 8 * qv - 1);
+  level.dot_product_pair(out0.data(), out1.data(), xs.data(), keys.data(), keys.data(), terms, n,
+                         modulus_data(q), /*accumulate=*/true, lazy);
+  const uint64_t expected = static_cast<uint64_t>((u128{8} * qv - 1 + terms * u128{qv - x}) % qv);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const uint64_t out : {out0[i], out1[i]}) {
+      if (out >= (lazy ? 8 * qv : qv) || out % qv != expected) {
+        return ::testing::AssertionFailure()
+               << "q=" << qv << " x=" << x << " k=" << terms << " lazy=" << lazy << ": got " << out
+               << ", expected " << expected << " mod q";
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// x just below q with x = r mod 16: x (q - 1) / q = x - 1 + (q - x) / q lies
+// about r - 1 past a multiple of 16 (q - 1 itself for tiny q).
+uint64_t below_q_with_residue(uint64_t q, uint64_t r) {
+  return q > 32 ? (q - 18) / 16 * 16 + r : q - 1;
+}
+
+// The largest terms and sums: with x = 9 mod 16 every product is about 8 past
+// a multiple of 16, where avx512's floating-point quotients (q < 2^55,
 // rounded to multiples of 16) leave their largest remainders, all of one
 // sign: near -8q per term, so that 40 terms without the fold every 8 would
 // leave the 64-bit sums at the 55-bit prime.
 TEST_P(KernelLevelTest, DotProductPairLargestTerms) {
-  const KernelTable& level = kernels();
   for (const Modulus& q : eltwise_moduli(isa())) {
-    const uint64_t qv = q.value();
-    const ModulusData md = modulus_data(q);
-    const uint64_t x = qv > 16 ? (qv - 10) / 16 * 16 + 9 : qv - 1;  // x = 9 mod 16
-    const std::size_t n = 24;
     for (const bool lazy : {false, true}) {
       for (std::size_t terms : {1, 2, 7, 8, 9, 16, 17, 40}) {
-        const std::vector<uint64_t> x_row(n, x), key_row(n, qv - 1);
-        const std::vector<const uint64_t*> xs(terms, x_row.data()), keys(terms, key_row.data());
-        std::vector<uint64_t> out0(n, 8 * qv - 1), out1(n, 8 * qv - 1);
-        level.dot_product_pair(out0.data(), out1.data(), xs.data(), keys.data(), keys.data(), terms,
-                               n, md, /*accumulate=*/true, lazy);
-        // x (q - 1) = -x mod q.
-        const uint64_t expected =
-            static_cast<uint64_t>((u128{8} * qv - 1 + terms * u128{qv - x}) % qv);
-        for (std::size_t i = 0; i < n; ++i) {
-          ASSERT_LT(out0[i], lazy ? 8 * qv : qv) << level.name << " q=" << qv << " k=" << terms;
-          ASSERT_EQ(out0[i] % qv, expected) << level.name << " q=" << qv << " k=" << terms;
-          ASSERT_EQ(out1[i] % qv, expected) << level.name << " q=" << qv << " k=" << terms;
-        }
+        EXPECT_TRUE(largest_terms_sum_is_exact(kernels(), q, below_q_with_residue(q.value(), 9),
+                                               terms, lazy))
+            << kernels().name;
       }
     }
   }
 }
 
-// The floating-point quotients round to nearest by their encoding, so the
-// sums stay exact whatever rounding mode the caller has set. Native levels
-// only: the emulation's conversions follow the current mode.
+// Exact sums whatever rounding mode the caller has set (the quotients carry
+// round-to-nearest in their encoding and 1/q is rounded in integers), with
+// the largest errors of directed rounding (x = 1 mod 16: products just past a
+// multiple of 16) and of nearest (x = 9 mod 16). Native levels only: the
+// emulation's conversions follow the current mode.
 TEST_P(KernelLevelTest, DotProductPairAnyRoundingMode) {
   if (!GetParam().native) GTEST_SKIP() << "the emulated conversions follow the current mode";
   struct RestoreRounding {
     ~RestoreRounding() { std::fesetround(FE_TONEAREST); }
   } restore;
-  const KernelTable& level = kernels();
   for (int mode : {FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD}) {
     for (const Modulus& q : eltwise_moduli(isa())) {
-      const uint64_t qv = q.value();
-      const ModulusData md = modulus_data(q);
-      // x (q - 1) / q just past a multiple of 16 (x = 1 mod 16) and about 8
-      // past one (x = 9 mod 16): the largest errors of directed and of
-      // nearest rounding.
       for (uint64_t residue : {1, 9}) {
-        const uint64_t x = qv > 32 ? (qv - 18) / 16 * 16 + residue : qv - 1;
-        const std::size_t n = 16, terms = 40;
-        const std::vector<uint64_t> x_row(n, x), key_row(n, qv - 1);
-        const std::vector<const uint64_t*> xs(terms, x_row.data()), keys(terms, key_row.data());
-        std::vector<uint64_t> out0(n, 8 * qv - 1), out1(n, 8 * qv - 1);
         std::fesetround(mode);
-        level.dot_product_pair(out0.data(), out1.data(), xs.data(), keys.data(), keys.data(), terms,
-                               n, md, /*accumulate=*/true, /*lazy_output=*/false);
+        const auto result = largest_terms_sum_is_exact(
+            kernels(), q, below_q_with_residue(q.value(), residue), 40, /*lazy=*/false);
         std::fesetround(FE_TONEAREST);
-        const uint64_t expected =
-            static_cast<uint64_t>((u128{8} * qv - 1 + terms * u128{qv - x}) % qv);
-        for (std::size_t i = 0; i < n; ++i) {
-          ASSERT_EQ(out0[i], expected) << level.name << " q=" << qv << " mode=" << mode;
-          ASSERT_EQ(out1[i], expected) << level.name << " q=" << qv << " mode=" << mode;
-        }
+        EXPECT_TRUE(result) << kernels().name << " rounding mode " << mode;
       }
     }
   }

@@ -16,10 +16,11 @@
 // |r| < 2^63: x y - (bits - bits(M)) 16q, where the constant bits(M) 16q is
 // added once per fold for all the terms before it. Every floating-point
 // operation rounds to nearest by its own encoding, and 1/q is rounded to
-// nearest in integers, so a caller's rounding mode cannot widen these bounds. A term costs six
-// instructions (a conversion, the multiply-add, two vpmullq and two adds) against ten plus a share
-// of the reductions for the split sums; on Zen 5 conversions, double and integer multiplies share
-// two pipes, four of them per term.
+// nearest in integers, so a caller's rounding mode cannot widen these
+// bounds. A term costs six instructions (a conversion, the multiply-add, two
+// vpmullq and two adds) against ten plus a share of the reductions for the
+// split sums; on Zen 5 conversions, double and integer multiplies share two
+// pipes, four of them per term.
 //
 // The sums are signed 64-bit values. Starting below 8q (a carried-in
 // output) and taking at most kFoldTerms = 8 terms they stay within
