@@ -220,6 +220,12 @@ TEST(Bfv, BatchedCircuitN2048) {
 TEST(Bfv, BatchedCircuitN4096) {
   run_batched_circuit(4096, {60, 60, 60, 60}, {60}, 17, 4, true, rlwe::SecurityLevel::none);
 }
+// SEAL's 55-bit primes (its N = 32768 set, at a smaller N): with AVX-512 the
+// multiplication's auxiliary base is then 50-bit primes, converted to and
+// from with floating-point quotients; without it, 59-bit primes.
+TEST(Bfv, BatchedCircuitN2048FiftyFiveBitPrimes) {
+  run_batched_circuit(2048, {55, 55, 55, 55}, {55}, 17, 3, true, rlwe::SecurityLevel::none);
+}
 TEST(Bfv, BatchedCircuitN4096Secure128) {
   run_batched_circuit(4096, {36, 36}, {37}, 16, 1, false, rlwe::SecurityLevel::classic128);
 }

@@ -474,10 +474,14 @@ TEST_P(KernelLevelTest, WeightedSum) {
   for (const Modulus& q : eltwise_moduli(isa())) {
     const uint64_t qv = q.value();
     const ModulusData md = modulus_data(q);
-    for (uint32_t input_bits : {static_cast<uint32_t>(q.bit_count()), 61u}) {
+    for (uint32_t input_bits : {static_cast<uint32_t>(q.bit_count()), 50u, 55u, 61u}) {
       const std::size_t terms = 9, n = 300, stride = 301;
       const uint64_t bound = uint64_t{1} << input_bits;
-      const std::vector<uint64_t> edges = {0, bound - 1, qv - 1, qv, bound / 2};
+      // Inputs may exceed q (residues of other primes) but not 2^input_bits.
+      std::vector<uint64_t> edges = {0, bound - 1, bound / 2};
+      for (uint64_t edge : {qv - 1, qv}) {
+        if (edge < bound) edges.push_back(edge);
+      }
       std::vector<uint64_t> rows;
       for (std::size_t i = 0; i < terms; ++i) {
         const std::vector<uint64_t> row = values_with_edges(*this, stride, bound, edges);

@@ -51,6 +51,24 @@ namespace {
 // q must be below this for dot_product_pair_fp.
 constexpr uint64_t kFpQuotientModulusBound = uint64_t{1} << 55;
 
+// Every floating-point instruction of these kernels rounds to nearest by its
+// own encoding (a caller's MXCSR cannot widen their bounds).
+constexpr int kRoundNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+
+inline uint64_t bits_of(double d) {
+  return std::bit_cast<uint64_t>(d);
+}
+
+// 1/q rounded to nearest whatever the current rounding mode (a scalar
+// division would follow it): the 53-bit mantissa round(2^(e+52) / q), q of
+// e bits, in integers, then scaled by a power of two, which is exact.
+inline double nearest_inverse(uint64_t q) {
+  const int e = std::bit_width(q);
+  const unsigned __int128 scaled = static_cast<unsigned __int128>(1) << (e + 52);
+  const uint64_t mantissa = static_cast<uint64_t>((scaled + q / 2) / q);  // in [2^52, 2^53]
+  return std::ldexp(static_cast<double>(mantissa), -(e + 52));
+}
+
 class FpQuotientSums {
  public:
   // Terms a sum takes between folds (even: a fold ends a two-digit pass).
@@ -98,21 +116,10 @@ class FpQuotientSums {
   }
 
  private:
-  static constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  static constexpr int kNearest = kRoundNearest;
   static constexpr double kProductMagic = 1.25 * 72057594037927936.0;  // 1.25 * 2^56
   static constexpr double kFoldMagic = 1.5 * 4503599627370496.0;       // 1.5 * 2^52
 
-  static uint64_t bits_of(double d) { return std::bit_cast<uint64_t>(d); }
-
-  // 1/q rounded to nearest whatever the current rounding mode (a scalar
-  // division would follow it): the 53-bit mantissa round(2^(e+52) / q), q of
-  // e bits, in integers, then scaled by a power of two, which is exact.
-  static double nearest_inverse(uint64_t q) {
-    const int e = std::bit_width(q);
-    const unsigned __int128 scaled = static_cast<unsigned __int128>(1) << (e + 52);
-    const uint64_t mantissa = static_cast<uint64_t>((scaled + q / 2) / q);  // in [2^52, 2^53]
-    return std::ldexp(static_cast<double>(mantissa), -(e + 52));
-  }
   static __m512i set1_epi64(uint64_t v) { return _mm512_set1_epi64(static_cast<long long>(v)); }
 
   __m512i q_, sixteen_q_;

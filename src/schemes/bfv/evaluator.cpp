@@ -63,16 +63,24 @@ const Evaluator::MultiplyTables& Evaluator::multiply_tables(std::size_t level) c
   // Primes below 2^50 when Q's are: every conversion into and out of R and
   // R's NTTs then take the kernels' double-precision paths, several times
   // cheaper per product than 60-bit integer arithmetic without a 64-bit vector
-  // multiplier, which outweighs the extra tower or two. With wider primes in
-  // Q the conversions take the integer paths anyway; 59-bit primes keep R to
-  // about the fewest towers, and the AVX2 integer sums take 16 products of
-  // operands up to 59 bits before reducing (against 8 at 60 bits), so with
-  // Q's primes at most 59 bits (SEAL's 55) a conversion from 15 primes plus
-  // its correction row is one pass.
-  bool q_fits_doubles = true;
+  // multiplier, which outweighs the extra tower or two. The same holds for
+  // Q's primes up to 55 bits (SEAL's N = 32768 set) where the kernels have
+  // AVX-512: conversions between them and 50-bit primes take floating-point
+  // quotients both ways (avx512_weighted_sum_fp.hpp) and R's transforms take
+  // IFMA where present: BFV multiply + relinearize at N = 32768 was about 13%
+  // faster on Zen 5 with three towers more in R. Otherwise the conversions
+  // take the integer paths anyway; 59-bit primes keep R to about the fewest
+  // towers, and the AVX2 integer sums take 16 products of operands up to 59
+  // bits before reducing (against 8 at 60 bits), so with Q's primes at most
+  // 59 bits a conversion from 15 primes plus its correction row is one pass.
+  // R only changes the cost: the product is exact for any R > 2 t N Q_l.
+  uint64_t widest_q = 0;
   for (const auto& q : q_base.moduli())
-    q_fits_doubles = q_fits_doubles && q.value() < (uint64_t{1} << 50);
-  const int aux_bits = q_fits_doubles ? 50 : 59;
+    widest_q = std::max(widest_q, q.value());
+  const bool q_fits_doubles = widest_q < (uint64_t{1} << 50);
+  const bool q_fits_fp_quotients =
+      widest_q < (uint64_t{1} << 55) && math::active_isa() >= math::Isa::avx512;
+  const int aux_bits = q_fits_doubles || q_fits_fp_quotients ? 50 : 59;
   const std::size_t count = static_cast<std::size_t>((needed + aux_bits - 2) / (aux_bits - 1));
   std::vector<uint64_t> exclude;
   for (uint64_t q : context_->parameters().ciphertext_moduli)

@@ -12,6 +12,7 @@
 #include "math/kernels/avx512_dot_product_fp.hpp"
 #include "math/kernels/avx512_eltwise_loops.hpp"
 #include "math/kernels/avx512_intrinsics.hpp"
+#include "math/kernels/avx512_weighted_sum_fp.hpp"
 #include "math/kernels/kernel_api.hpp"
 #include "math/kernels/split_sums.hpp"
 
@@ -401,7 +402,10 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
   const int q_bits = 64 - __builtin_clzll(q.value);
   const int bits = static_cast<int>(input_bits) > q_bits ? static_cast<int>(input_bits) : q_bits;
   size_t done = 0;
-  if (bits <= kMaxSplitBits) {
+  if (weighted_sum_fp_fits(q.value, input_bits, k)) {
+    done = n / 8 * 8;
+    weighted_sum_fp(out, y, stride, w, k, done, q.value, input_bits);
+  } else if (bits <= kMaxSplitBits) {
     done = n / 16 * 16;
     weighted_sum_split(Avx512SplitOps(q, bits), out, y, stride, w, k, done);
   } else {

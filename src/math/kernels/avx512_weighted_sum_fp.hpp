@@ -1,0 +1,148 @@
+// Base conversion's sum (weighted_sum_mod in kernel_api.hpp) on AVX-512 with
+// floating-point quotients, for inputs below 2^b, b <= 55, and q < 2^55:
+// BFV's conversions between SEAL's 55-bit primes and a 50-bit auxiliary
+// base at N = 32768, where the split sums of split_sums.hpp spent ten
+// instructions per term (four of them multiplies) and these spend five.
+//
+// out = sum_i y_i w_i mod q with fixed weights w_i < q. Each term y w becomes
+// r = y w - Q q, with Q an estimate of X = y w / q < 2^b computed in doubles:
+// W = w / q once per weight, and one fused multiply-add y W + M with
+// M = 1.25 * 2^a, a = max(52, b + 1). X is below half of 2^a, so the sum lies
+// in [2^a, 2^(a+1)) and rounds to a multiple of g = 2^(a-52); its bit pattern
+// minus M's is Q / g, an integer without a conversion instruction (the
+// technique of avx512_dot_product_fp.hpp). |Q - X| is at most
+// E = g/2 (the last rounding) + half an ulp of y (b > 53; W <= 1) + X times
+// four roundings of relative 2^-53 (y's conversion is counted apart; 1/q,
+// w's conversion and W's product, and the multiply-add's product should it
+// round twice, as emulation may), so |r| <= E q. For b = 55: E < 27.
+//
+// Per term the kernel adds y w (vpmullq, modulo 2^64) to one sum and the
+// multiply-add's bit pattern to another: a conversion, the multiply-add, one
+// vpmullq and two adds. At the end S = sum(y w) - g q sum(bits) + k g q
+// bits(M), all modulo 2^64, is the exact signed sum of the remainders,
+// |S| <= k E q, which the caller keeps below 2^62 (weighted_sum_fp_fits).
+// One more estimate, round(S / q) with M' = 1.5 * 2^52 (|S / q| <= k E is
+// far below 2^51), leaves S - round(S / q) q within (1/2 + 2^-30) q in
+// magnitude; adding q and one conditional subtraction give [0, q).
+//
+// Included only by kernel files compiled with AVX-512 flags; everything is
+// in an anonymous namespace (internal linkage, see kernel_api.hpp).
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#include "math/kernels/avx512_dot_product_fp.hpp"
+#include "math/kernels/avx512_intrinsics.hpp"
+
+namespace heft::math::kernels {
+namespace {
+
+// Inputs and q must be below 2^kFpWeightedSumBits for weighted_sum_fp.
+constexpr uint32_t kFpWeightedSumBits = 55;
+// Weights a call may have (their doubles live on the stack).
+constexpr std::size_t kFpWeightedSumMaxTerms = 64;
+
+// a (the binade of M) for inputs below 2^input_bits.
+inline int weighted_sum_magic_exponent(uint32_t input_bits) {
+  return input_bits + 1 > 52 ? static_cast<int>(input_bits) + 1 : 52;
+}
+
+// 2^e for |e| < 1000, from its bit pattern (std::ldexp is a library call,
+// and these run once per call of a kernel that a conversion calls per block
+// and target).
+inline double power_of_two(int e) {
+  return std::bit_cast<double>(static_cast<uint64_t>(1023 + e) << 52);
+}
+
+// E, the bound on |Q - X| above, rounded up a little.
+inline double weighted_sum_quotient_error(uint32_t input_bits) {
+  const int b = static_cast<int>(input_bits);
+  const double g = power_of_two(weighted_sum_magic_exponent(input_bits) - 52);
+  const double y_rounding = b > 53 ? 1.01 * power_of_two(b - 54) : 0.0;
+  return g / 2 + y_rounding + 4.01 * power_of_two(b - 53);
+}
+
+// Whether weighted_sum_fp takes k terms of inputs below 2^input_bits for q:
+// the sum of remainders stays below 2^62 (k E q) and k E below 2^20 (so the
+// last estimate is off by 2^-30 at most).
+inline bool weighted_sum_fp_fits(uint64_t q, uint32_t input_bits, std::size_t k) {
+  if (k == 0 || k > kFpWeightedSumMaxTerms || input_bits > kFpWeightedSumBits ||
+      q >= (uint64_t{1} << kFpWeightedSumBits)) {
+    return false;
+  }
+  const double spread = static_cast<double>(k) * weighted_sum_quotient_error(input_bits);
+  return spread * static_cast<double>(q) <= 0x1p62 && spread <= 0x1p20;
+}
+
+// weighted_sum_mod for coefficients [0, count), count a multiple of 8, when
+// weighted_sum_fp_fits(q, input_bits, k).
+inline void weighted_sum_fp(uint64_t* out, const uint64_t* y, std::size_t stride, const uint64_t* w,
+                            std::size_t k, std::size_t count, uint64_t q, uint32_t input_bits) {
+  const int a = weighted_sum_magic_exponent(input_bits);
+  const double magic = 1.25 * power_of_two(a);
+  const uint64_t g_q = (uint64_t{1} << (a - 52)) * q;
+  constexpr double kFinalMagic = 1.5 * 4503599627370496.0;  // 1.5 * 2^52
+  // W_i = w_i / q, every rounding to nearest.
+  const __m512d inverse_q = _mm512_set1_pd(nearest_inverse(q));
+  double scaled[kFpWeightedSumMaxTerms];
+  for (std::size_t i = 0; i < k; ++i) {
+    const __m512d wd =
+        _mm512_cvt_roundepu64_pd(_mm512_set1_epi64(static_cast<long long>(w[i])), kRoundNearest);
+    alignas(64) double lanes[8];
+    _mm512_store_pd(lanes, _mm512_mul_round_pd(wd, inverse_q, kRoundNearest));
+    scaled[i] = lanes[0];
+  }
+  const __m512d product_magic = _mm512_set1_pd(magic);
+  const __m512d final_magic = _mm512_set1_pd(kFinalMagic);
+  const __m512i g_q_v = _mm512_set1_epi64(static_cast<long long>(g_q));
+  const __m512i q_v = _mm512_set1_epi64(static_cast<long long>(q));
+  // k g q bits(M): what the k terms' quotients left out (modulo 2^64).
+  const __m512i sum_offset = _mm512_set1_epi64(static_cast<long long>(k * g_q * bits_of(magic)));
+  // bits(M') q + q: the last estimate's correction and the shift to (0, 2q).
+  const __m512i final_offset =
+      _mm512_set1_epi64(static_cast<long long>(bits_of(kFinalMagic) * q + q));
+
+  // Sums in [0, q) of the remainders' sum for lanes of `kVectors` vectors.
+  const auto finish = [&](__m512i products, __m512i quotients) {
+    const __m512i sum = _mm512_add_epi64(
+        _mm512_sub_epi64(products, _mm512_mullo_epi64(quotients, g_q_v)), sum_offset);
+    const __m512d estimate = _mm512_fmadd_round_pd(_mm512_cvt_roundepi64_pd(sum, kRoundNearest),
+                                                   inverse_q, final_magic, kRoundNearest);
+    const __m512i shifted = _mm512_add_epi64(
+        _mm512_sub_epi64(sum, _mm512_mullo_epi64(_mm512_castpd_si512(estimate), q_v)),
+        final_offset);  // (0, 2q)
+    return _mm512_min_epu64(shifted, _mm512_sub_epi64(shifted, q_v));
+  };
+  // Four vectors per step (four independent pairs of sums for the core to
+  // overlap), then one at a time for what is left.
+  const auto step = [&]<int kVectors>(std::size_t c) {
+    __m512i products[kVectors], quotients[kVectors];
+    for (int v = 0; v < kVectors; ++v)
+      products[v] = quotients[v] = _mm512_setzero_si512();
+    for (std::size_t i = 0; i < k; ++i) {
+      const __m512i weight = _mm512_set1_epi64(static_cast<long long>(w[i]));
+      const __m512d weight_over_q = _mm512_set1_pd(scaled[i]);
+      const uint64_t* row = y + i * stride + c;
+      for (int v = 0; v < kVectors; ++v) {
+        const __m512i values = _mm512_loadu_si512(row + 8 * v);
+        const __m512d estimate =
+            _mm512_fmadd_round_pd(_mm512_cvt_roundepu64_pd(values, kRoundNearest), weight_over_q,
+                                  product_magic, kRoundNearest);
+        products[v] = _mm512_add_epi64(products[v], _mm512_mullo_epi64(values, weight));
+        quotients[v] = _mm512_add_epi64(quotients[v], _mm512_castpd_si512(estimate));
+      }
+    }
+    for (int v = 0; v < kVectors; ++v)
+      _mm512_storeu_si512(out + c + 8 * v, finish(products[v], quotients[v]));
+  };
+  std::size_t c = 0;
+  for (; c + 32 <= count; c += 32)
+    step.template operator()<4>(c);
+  for (; c < count; c += 8)
+    step.template operator()<1>(c);
+}
+
+}  // namespace
+}  // namespace heft::math::kernels
