@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cfenv>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -499,6 +500,39 @@ TEST_P(KernelLevelTest, WeightedSum) {
         for (std::size_t i = 0; i < terms; ++i)
           sum = (sum + u128{rows[i * stride + c]} * weights[i]) % qv;
         ASSERT_EQ(out[c], static_cast<uint64_t>(sum)) << level.name << " q=" << qv << " c=" << c;
+      }
+    }
+  }
+}
+
+// The scaled sum in doubles (base conversion's alpha estimate) against the
+// scalar sum of the same terms: within a few roundings per term.
+TEST_P(KernelLevelTest, ScaledSumDouble) {
+  const KernelTable& level = kernels();
+  ASSERT_NE(level.scaled_sum_double, nullptr);
+  for (uint64_t bound_bits : {30u, 50u, 55u, 61u}) {
+    const uint64_t bound = uint64_t{1} << bound_bits;
+    for (std::size_t terms : {0, 1, 9, 20}) {
+      const std::size_t n = 300, stride = 301;
+      std::vector<uint64_t> rows;
+      for (std::size_t i = 0; i < terms; ++i) {
+        const std::vector<uint64_t> row =
+            values_with_edges(*this, stride, bound, {0, bound - 1, bound / 2});
+        rows.insert(rows.end(), row.begin(), row.end());
+      }
+      std::vector<double> factors;
+      for (std::size_t i = 0; i < terms; ++i)
+        factors.push_back(1.0 / static_cast<double>(bound - 1 - 6 * i));
+      std::vector<double> sums(n, -1.0);
+      level.scaled_sum_double(sums.data(), rows.data(), stride, factors.data(), terms, n);
+      for (std::size_t c = 0; c < n; ++c) {
+        long double exact = 0;
+        for (std::size_t i = 0; i < terms; ++i)
+          exact += static_cast<long double>(rows[i * stride + c]) * factors[i];
+        const double k = static_cast<double>(terms);
+        ASSERT_LE(std::fabs(static_cast<long double>(sums[c]) - exact),
+                  (3 * k + k * k) * 0x1p-53 * (exact + 1e-300L))
+            << level.name << " bits=" << bound_bits << " k=" << terms << " c=" << c;
       }
     }
   }

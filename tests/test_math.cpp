@@ -4,6 +4,7 @@
 // ISA level against scalar through the public dispatcher, and bad input.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -559,6 +560,53 @@ TEST(Eltwise, WeightedSumRefusesBadInput) {
   const FixedWeights one({3}, q);  // one term: any stride, one row read
   weighted_sum_mod(std::span(rows).first(8), SIZE_MAX, one, out, 40);
   EXPECT_EQ(out, std::vector<uint64_t>(8, 3));
+}
+
+// Base conversion's alpha estimate: every level against long double sums of
+// the same terms (rows up to 2^input_bits, factors 1/q as the converter's),
+// within the documented bound, and its bad input refused.
+TEST(Eltwise, ScaledSumDoubleMatchesLongDoubleAtEveryLevel) {
+  std::mt19937_64 rng(23);
+  for (Isa isa : supported_isas()) {
+    for (int input_bits : {20, 50, 52, 53, 55, 61}) {
+      for (std::size_t terms : {0, 1, 5, 17, 40}) {
+        for (std::size_t n : {std::size_t{1}, std::size_t{13}, std::size_t{256}}) {
+          const std::size_t stride = n + 3;
+          const uint64_t bound = uint64_t{1} << input_bits;
+          std::vector<uint64_t> rows = random_values(terms * stride + 1, bound, rng);
+          rows[0] = bound - 1;
+          std::vector<double> factors;
+          for (std::size_t i = 0; i < terms; ++i)
+            factors.push_back(1.0 / static_cast<double>(bound - 1 - 2 * i));
+          std::vector<double> sums(n, -1.0);
+          scaled_sum_double(rows, stride, factors, sums, input_bits, isa);
+          const double k = static_cast<double>(terms);
+          for (std::size_t c = 0; c < n; ++c) {
+            long double exact = 0, magnitude = 0;
+            for (std::size_t i = 0; i < terms; ++i) {
+              const long double term = static_cast<long double>(rows[i * stride + c]) * factors[i];
+              exact += term;
+              magnitude += term;
+            }
+            const long double bound_error = (3 * k + k * k) * 0x1p-53 * (magnitude + 1e-300L);
+            ASSERT_LE(std::fabs(static_cast<long double>(sums[c]) - exact), bound_error)
+                << to_string(isa) << " input_bits=" << input_bits << " k=" << terms << " c=" << c;
+          }
+        }
+      }
+    }
+  }
+  std::vector<uint64_t> rows(16, 1);
+  std::vector<double> factors = {0.5, 0.25}, sums(8, 5.0);
+  EXPECT_THROW(scaled_sum_double(rows, 8, factors, sums, 0), InvalidArgument);
+  EXPECT_THROW(scaled_sum_double(rows, 8, factors, sums, 62), InvalidArgument);
+  EXPECT_THROW(scaled_sum_double(rows, 4, factors, sums, 40), MismatchError);
+  EXPECT_THROW(scaled_sum_double(std::span(rows).first(15), 8, factors, sums, 40), MismatchError);
+  std::span<double> aliased(reinterpret_cast<double*>(rows.data() + 8), 8);
+  EXPECT_THROW(scaled_sum_double(rows, 8, factors, aliased, 40), InvalidArgument);
+  EXPECT_EQ(sums, std::vector<double>(8, 5.0));
+  scaled_sum_double(rows, 8, factors, sums, 40);
+  EXPECT_EQ(sums, std::vector<double>(8, 0.75));
 }
 
 // Runs check(isa, bits, tables) at every level this CPU supports, for 30-,

@@ -11,7 +11,6 @@
 #include "heft/ring/base_converter.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -26,7 +25,6 @@ namespace heft::ring {
 namespace {
 
 constexpr std::size_t kBlock = 256;
-constexpr uint64_t kTwo52Bits = 0x4330000000000000ULL;  // 2^52 as a double's bits
 // Up to this many source moduli alpha is computed in double precision (the
 // error bound in compute_alphas_double needs L <= 64).
 constexpr std::size_t kMaxDoubleAlphaSources = 64;
@@ -300,27 +298,11 @@ void BaseConverter::convert_block(const uint64_t* input, uint64_t* const* output
 void BaseConverter::compute_alphas_double(uint64_t* scaled, std::size_t count, Mode mode) const {
   constexpr double kAlphaMargin = 0x1p-30;
   const std::size_t source_count = from_.size();
+  // v per coefficient (math::scaled_sum_double: one multiply-add per term
+  // where AVX-512 runs it, else a loop the compiler vectorises).
   double sums[kBlock];
-  for (std::size_t c = 0; c < count; ++c)
-    sums[c] = 0.0;
-  // The sums' loops are written so that the compiler vectorises them with
-  // baseline flags: below 2^52 a word converts to a double by placing it in
-  // the mantissa of 2^52 and subtracting 2^52 (there is no packed int64 ->
-  // double conversion before AVX-512).
-  const bool words_fit_mantissa = input_bits_ <= 52;
-  for (std::size_t i = 0; i < source_count; ++i) {
-    const uint64_t* row = scaled + i * count;
-    const double inverse = inverse_double_[i];
-    if (words_fit_mantissa) {
-      for (std::size_t c = 0; c < count; ++c) {
-        const double y = std::bit_cast<double>(row[c] | kTwo52Bits) - 0x1p52;
-        sums[c] += y * inverse;
-      }
-    } else {
-      for (std::size_t c = 0; c < count; ++c)
-        sums[c] += static_cast<double>(static_cast<int64_t>(row[c])) * inverse;  // y_i < 2^61
-    }
-  }
+  math::scaled_sum_double({scaled, source_count * count}, count, inverse_double_, {sums, count},
+                          input_bits_);
   // Floor mode: alpha = floor(v). Centered: alpha = ceil(v - 1/2), that is
   // floor(u) + 1 for u = v - 1/2 off an integer. floor(u) is u - 1/2 rounded
   // to the nearest integer (adding and subtracting 1.5 * 2^52 does that, as

@@ -150,6 +150,16 @@ class FixedWeights {
 void weighted_sum_mod(std::span<const uint64_t> rows, std::size_t stride,
                       const FixedWeights& weights, std::span<uint64_t> out, int input_bits,
                       std::optional<Isa> isa = std::nullopt);
+// Base conversion's estimate of sum_i y_i / q_i in doubles: sums[c] = sum_i
+// rows[i * stride + c] * factors[i] for c < sums.size(), over the
+// factors.size() rows, row values below 2^input_bits (1 <= input_bits <= 61).
+// Each conversion, product and addition may round (once per term where the
+// AVX-512 levels fuse them), so with terms below 1 each a sum of k terms is
+// within about (3k + k^2) 2^-53 of the exact one, at any level. Throws as
+// weighted_sum_mod does for a bad input_bits, short rows or a short stride.
+void scaled_sum_double(std::span<const uint64_t> rows, std::size_t stride,
+                       std::span<const double> factors, std::span<double> sums, int input_bits,
+                       std::optional<Isa> isa = std::nullopt);
 // out = a + scalar mod q (scalar in [0, q)); a may be anywhere in [0, 4q), so
 // that a residue of a modulus below 4q needs no reduction first.
 void add_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<uint64_t> out,

@@ -38,7 +38,6 @@
 #pragma once
 
 #include <bit>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -59,6 +58,13 @@ inline uint64_t bits_of(double d) {
   return std::bit_cast<uint64_t>(d);
 }
 
+// 2^e for |e| < 1000, from its bit pattern (std::ldexp is a library call,
+// and the weighted sums run these once per call, which base conversion makes
+// per block and target).
+inline double power_of_two(int e) {
+  return std::bit_cast<double>(static_cast<uint64_t>(1023 + e) << 52);
+}
+
 // 1/q rounded to nearest whatever the current rounding mode (a scalar
 // division would follow it): the 53-bit mantissa round(2^(e+52) / q), q of
 // e bits, in integers, then scaled by a power of two, which is exact.
@@ -66,7 +72,7 @@ inline double nearest_inverse(uint64_t q) {
   const int e = std::bit_width(q);
   const unsigned __int128 scaled = static_cast<unsigned __int128>(1) << (e + 52);
   const uint64_t mantissa = static_cast<uint64_t>((scaled + q / 2) / q);  // in [2^52, 2^53]
-  return std::ldexp(static_cast<double>(mantissa), -(e + 52));
+  return static_cast<double>(mantissa) * power_of_two(-(e + 52));
 }
 
 class FpQuotientSums {

@@ -6,15 +6,17 @@
 //
 // out = sum_i y_i w_i mod q with fixed weights w_i < q. Each term y w becomes
 // r = y w - Q q, with Q an estimate of X = y w / q < 2^b computed in doubles:
-// W = w / q once per weight, and one fused multiply-add y W + M with
+// W = w / q once per weight, from its Shoup constant floor(w 2^64 / q) (one
+// rounding, no division), and one fused multiply-add y W + M with
 // M = 1.25 * 2^a, a = max(52, b + 1). X is below half of 2^a, so the sum lies
 // in [2^a, 2^(a+1)) and rounds to a multiple of g = 2^(a-52); its bit pattern
 // minus M's is Q / g, an integer without a conversion instruction (the
 // technique of avx512_dot_product_fp.hpp). |Q - X| is at most
-// E = g/2 (the last rounding) + half an ulp of y (b > 53; W <= 1) + X times
-// four roundings of relative 2^-53 (y's conversion is counted apart; 1/q,
-// w's conversion and W's product, and the multiply-add's product should it
-// round twice, as emulation may), so |r| <= E q. For b = 55: E < 27.
+// E = g/2 (the last rounding) + half an ulp of y (b > 53; W <= 1)
+//   + X times two roundings of relative 2^-53 (W's, and the multiply-add's
+//     product should it round twice, as emulation may)
+//   + y 2^-64 (the Shoup constant's floor),
+// so |r| <= E q. For b = 55: E < 19.
 //
 // Per term the kernel adds y w (vpmullq, modulo 2^64) to one sum and the
 // multiply-add's bit pattern to another: a conversion, the multiply-add, one
@@ -22,8 +24,10 @@
 // bits(M), all modulo 2^64, is the exact signed sum of the remainders,
 // |S| <= k E q, which the caller keeps below 2^62 (weighted_sum_fp_fits).
 // One more estimate, round(S / q) with M' = 1.5 * 2^52 (|S / q| <= k E is
-// far below 2^51), leaves S - round(S / q) q within (1/2 + 2^-30) q in
-// magnitude; adding q and one conditional subtraction give [0, q).
+// far below 2^51; 1/q is a plain division, good to 2^-52 in any rounding
+// mode), leaves S - round(S / q) q within (1/2 + 2^-30) q in magnitude;
+// adding q and one conditional subtraction give [0, q). Every rounding in
+// the vector instructions is to nearest by their own encoding.
 //
 // Included only by kernel files compiled with AVX-512 flags; everything is
 // in an anonymous namespace (internal linkage, see kernel_api.hpp).
@@ -49,19 +53,12 @@ inline int weighted_sum_magic_exponent(uint32_t input_bits) {
   return input_bits + 1 > 52 ? static_cast<int>(input_bits) + 1 : 52;
 }
 
-// 2^e for |e| < 1000, from its bit pattern (std::ldexp is a library call,
-// and these run once per call of a kernel that a conversion calls per block
-// and target).
-inline double power_of_two(int e) {
-  return std::bit_cast<double>(static_cast<uint64_t>(1023 + e) << 52);
-}
-
 // E, the bound on |Q - X| above, rounded up a little.
 inline double weighted_sum_quotient_error(uint32_t input_bits) {
   const int b = static_cast<int>(input_bits);
   const double g = power_of_two(weighted_sum_magic_exponent(input_bits) - 52);
   const double y_rounding = b > 53 ? 1.01 * power_of_two(b - 54) : 0.0;
-  return g / 2 + y_rounding + 4.01 * power_of_two(b - 53);
+  return g / 2 + y_rounding + 2.01 * power_of_two(b - 53) + power_of_two(b - 64);
 }
 
 // Whether weighted_sum_fp takes k terms of inputs below 2^input_bits for q:
@@ -79,21 +76,23 @@ inline bool weighted_sum_fp_fits(uint64_t q, uint32_t input_bits, std::size_t k)
 // weighted_sum_mod for coefficients [0, count), count a multiple of 8, when
 // weighted_sum_fp_fits(q, input_bits, k).
 inline void weighted_sum_fp(uint64_t* out, const uint64_t* y, std::size_t stride, const uint64_t* w,
-                            std::size_t k, std::size_t count, uint64_t q, uint32_t input_bits) {
+                            const uint64_t* w_shoup, std::size_t k, std::size_t count, uint64_t q,
+                            uint32_t input_bits) {
   const int a = weighted_sum_magic_exponent(input_bits);
   const double magic = 1.25 * power_of_two(a);
   const uint64_t g_q = (uint64_t{1} << (a - 52)) * q;
   constexpr double kFinalMagic = 1.5 * 4503599627370496.0;  // 1.5 * 2^52
-  // W_i = w_i / q, every rounding to nearest.
-  const __m512d inverse_q = _mm512_set1_pd(nearest_inverse(q));
+  // W_i = w_i / q from floor(w_i 2^64 / q): one rounding, then an exact
+  // scaling by 2^-64.
   double scaled[kFpWeightedSumMaxTerms];
   for (std::size_t i = 0; i < k; ++i) {
-    const __m512d wd =
-        _mm512_cvt_roundepu64_pd(_mm512_set1_epi64(static_cast<long long>(w[i])), kRoundNearest);
+    const __m512d shoup = _mm512_cvt_roundepu64_pd(
+        _mm512_set1_epi64(static_cast<long long>(w_shoup[i])), kRoundNearest);
     alignas(64) double lanes[8];
-    _mm512_store_pd(lanes, _mm512_mul_round_pd(wd, inverse_q, kRoundNearest));
+    _mm512_store_pd(lanes, _mm512_mul_pd(shoup, _mm512_set1_pd(power_of_two(-64))));
     scaled[i] = lanes[0];
   }
+  const __m512d inverse_q = _mm512_set1_pd(1.0 / static_cast<double>(q));
   const __m512d product_magic = _mm512_set1_pd(magic);
   const __m512d final_magic = _mm512_set1_pd(kFinalMagic);
   const __m512i g_q_v = _mm512_set1_epi64(static_cast<long long>(g_q));

@@ -2,6 +2,7 @@
 // entry points that forward to it. Compiled for baseline x86-64.
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -492,27 +493,84 @@ FixedWeights::FixedWeights(std::vector<uint64_t> weights, const Modulus& q)
   }
 }
 
+namespace {
+
+// The checks both row sums make: input_bits in [1, 61], and `terms` rows of
+// `stride` values, each at least `length` long, within `rows`.
+void require_row_sum_operands(std::span<const uint64_t> rows, std::size_t stride, std::size_t terms,
+                              std::size_t length, int input_bits, const char* name) {
+  if (input_bits < 1 || input_bits > 61) {
+    throw InvalidArgument(std::string(name) + ": input_bits must be in [1, 61], got " +
+                          std::to_string(input_bits));
+  }
+  if (terms > 0 && stride < length) {
+    throw MismatchError(std::string(name) + ": the row stride " + std::to_string(stride) +
+                        " is shorter than the output (" + std::to_string(length) + ")");
+  }
+  // (terms - 1) * stride + length <= rows.size(), in a form that cannot wrap.
+  const bool rows_suffice =
+      terms == 0 ||
+      (rows.size() >= length && (terms == 1 || stride <= (rows.size() - length) / (terms - 1)));
+  if (!rows_suffice) {
+    throw MismatchError(std::string(name) + ": " + std::to_string(terms) + " rows of stride " +
+                        std::to_string(stride) + " and an output of " + std::to_string(length) +
+                        " need more than the " + std::to_string(rows.size()) + " values given");
+  }
+}
+
+// scaled_sum_double where no level has a kernel: row by row, written so
+// that the compiler vectorises it with baseline flags. Below 2^52 a word
+// converts to a double by placing it in the mantissa of 2^52 and subtracting
+// 2^52 (there is no packed int64 -> double conversion before AVX-512).
+void portable_scaled_sum(const uint64_t* rows, std::size_t stride, const double* factors,
+                         std::size_t terms, double* sums, std::size_t n, int input_bits) {
+  constexpr uint64_t kTwo52Bits = 0x4330000000000000ULL;  // 2^52 as a double's bits
+  for (std::size_t c = 0; c < n; ++c)
+    sums[c] = 0.0;
+  for (std::size_t i = 0; i < terms; ++i) {
+    const uint64_t* row = rows + i * stride;
+    const double factor = factors[i];
+    if (input_bits <= 52) {
+      for (std::size_t c = 0; c < n; ++c)
+        sums[c] += (std::bit_cast<double>(row[c] | kTwo52Bits) - 0x1p52) * factor;
+    } else {
+      for (std::size_t c = 0; c < n; ++c)
+        sums[c] += static_cast<double>(static_cast<int64_t>(row[c])) * factor;  // < 2^61
+    }
+  }
+}
+
+}  // namespace
+
+void scaled_sum_double(std::span<const uint64_t> rows, std::size_t stride,
+                       std::span<const double> factors, std::span<double> sums, int input_bits,
+                       std::optional<Isa> isa) {
+  const std::size_t terms = factors.size();
+  require_row_sum_operands(rows, stride, terms, sums.size(), input_bits, "scaled_sum_double");
+  const auto* sums_begin = reinterpret_cast<const unsigned char*>(sums.data());
+  const auto* rows_begin = reinterpret_cast<const unsigned char*>(rows.data());
+  if (!sums.empty() && !rows.empty() && sums_begin < rows_begin + rows.size_bytes() &&
+      rows_begin < sums_begin + sums.size_bytes()) {
+    throw InvalidArgument("scaled_sum_double: the sums overlap the rows");
+  }
+  if (isa && !isa_supported(*isa)) {
+    throw UnsupportedError(std::string("ISA level '") + to_string(*isa) +
+                           "' is not supported by this CPU");
+  }
+  const KernelTable& level = kTables[static_cast<int>(isa ? *isa : active_isa())];
+  if (level.scaled_sum_double != nullptr) {
+    level.scaled_sum_double(sums.data(), rows.data(), stride, factors.data(), terms, sums.size());
+  } else {
+    portable_scaled_sum(rows.data(), stride, factors.data(), terms, sums.data(), sums.size(),
+                        input_bits);
+  }
+}
+
 void weighted_sum_mod(std::span<const uint64_t> rows, std::size_t stride,
                       const FixedWeights& weights, std::span<uint64_t> out, int input_bits,
                       std::optional<Isa> isa) {
   const std::size_t terms = weights.weights().size();
-  if (input_bits < 1 || input_bits > 61) {
-    throw InvalidArgument("weighted_sum_mod: input_bits must be in [1, 61], got " +
-                          std::to_string(input_bits));
-  }
-  if (terms > 0 && stride < out.size()) {
-    throw MismatchError("weighted_sum_mod: the row stride " + std::to_string(stride) +
-                        " is shorter than the output (" + std::to_string(out.size()) + ")");
-  }
-  // (terms - 1) * stride + out.size() <= rows.size(), in a form that cannot wrap.
-  const bool rows_suffice =
-      terms == 0 || (rows.size() >= out.size() &&
-                     (terms == 1 || stride <= (rows.size() - out.size()) / (terms - 1)));
-  if (!rows_suffice) {
-    throw MismatchError("weighted_sum_mod: " + std::to_string(terms) + " rows of stride " +
-                        std::to_string(stride) + " and an output of " + std::to_string(out.size()) +
-                        " need more than the " + std::to_string(rows.size()) + " values given");
-  }
+  require_row_sum_operands(rows, stride, terms, out.size(), input_bits, "weighted_sum_mod");
   if (overlaps(rows, out)) throw InvalidArgument("weighted_sum_mod: the output overlaps the rows");
   const Modulus& q = weights.modulus();
   const kernels::ModulusData data = modulus_data(q);

@@ -141,6 +141,11 @@ HEFT_DECLARE_KERNELS(ifma_emulated)
 //     left in [0, 8q), congruent (a level may reduce them further), so that a
 //     long sum taken a few terms at a time reduces fully only at its end. The
 //     outputs must not overlap any input.
+//   scaled_sum_double (AVX-512 levels only; null elsewhere, where
+//     math::scaled_sum_double runs a portable loop): base conversion's
+//     estimate of sum_i y_i / q_i, sums[c] = sum_{i<k} rows[i*stride + c] *
+//     factors[i] in doubles for c < n, rows below 2^61; each conversion and
+//     each multiply-add rounds to nearest.
 //   weighted_sum_mod: base conversion's sum for one target modulus q:
 //     out[c] = sum_{i<k} y[i*stride + c] * w[i] mod q for c < n, with fixed
 //     weights w[i] < q (w_shoup[i] = floor(w[i] 2^64 / q)) and inputs below
@@ -171,28 +176,36 @@ HEFT_DECLARE_OUT_OF_PLACE_NTT
 HEFT_DECLARE_SUM_KERNELS
 }  // namespace avx2
 
+#define HEFT_DECLARE_SCALED_SUM                                                                    \
+  void scaled_sum_double(double* sums, const uint64_t* rows, size_t stride, const double* factors, \
+                         size_t k, size_t n);
+
 // The AVX-512 levels (and their emulated builds): out-of-place and shifted
-// transforms and both sums; ifma's inner product has a 52-bit form of its own below 2^50,
-// its other sums are avx512's.
+// transforms, both sums and the scaled sum in doubles; ifma's inner product
+// has a 52-bit form of its own below 2^50, its other sums are avx512's.
 namespace avx512 {
 HEFT_DECLARE_OUT_OF_PLACE_NTT
 HEFT_DECLARE_SHIFTED_NTT
 HEFT_DECLARE_SUM_KERNELS
+HEFT_DECLARE_SCALED_SUM
 }  // namespace avx512
 namespace avx512_emulated {
 HEFT_DECLARE_OUT_OF_PLACE_NTT
 HEFT_DECLARE_SHIFTED_NTT
 HEFT_DECLARE_SUM_KERNELS
+HEFT_DECLARE_SCALED_SUM
 }  // namespace avx512_emulated
 namespace ifma {
 HEFT_DECLARE_OUT_OF_PLACE_NTT
 HEFT_DECLARE_SHIFTED_NTT
 HEFT_DECLARE_SUM_KERNELS
+HEFT_DECLARE_SCALED_SUM
 }  // namespace ifma
 namespace ifma_emulated {
 HEFT_DECLARE_OUT_OF_PLACE_NTT
 HEFT_DECLARE_SHIFTED_NTT
 HEFT_DECLARE_SUM_KERNELS
+HEFT_DECLARE_SCALED_SUM
 }  // namespace ifma_emulated
 
 // Function-pointer table of one level, built by the dispatcher.
@@ -219,13 +232,14 @@ struct KernelTable {
   decltype(&avx512::ntt_forward_shifted_from) ntt_forward_shifted_from;
   decltype(&scalar::dot_product_pair) dot_product_pair;
   decltype(&scalar::weighted_sum_mod) weighted_sum_mod;
+  decltype(&avx512::scaled_sum_double) scaled_sum_double;
 };
 
 // The table of level `ns` (a namespace inside heft::math::kernels) with its
 // mandatory kernels and the given optional ones (null for none), for the
 // dispatcher and the tests of the emulated levels.
 #define HEFT_KERNEL_TABLE_WITH(ns, forward_from, inverse_from, shifted_from, dot_pair,          \
-                               weighted_sum)                                                    \
+                               weighted_sum, scaled_sum)                                        \
   ::heft::math::kernels::KernelTable {                                                          \
 #ns, &::heft::math::kernels::ns::ntt_forward, &::heft::math::kernels::ns::ntt_inverse,      \
         &::heft::math::kernels::ns::add_mod, &::heft::math::kernels::ns::sub_mod,               \
@@ -236,18 +250,19 @@ struct KernelTable {
         &::heft::math::kernels::ns::add_scalar_mod,                                             \
         &::heft::math::kernels::ns::sub_mul_scalar_mod,                                         \
         &::heft::math::kernels::ns::permute_blocks, forward_from, inverse_from, shifted_from,   \
-        dot_pair, weighted_sum                                                                  \
+        dot_pair, weighted_sum, scaled_sum                                                      \
   }
 // Only the mandatory kernels.
 #define HEFT_KERNEL_TABLE(ns) \
-  HEFT_KERNEL_TABLE_WITH(ns, nullptr, nullptr, nullptr, nullptr, nullptr)
+  HEFT_KERNEL_TABLE_WITH(ns, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr)
 // The AVX-512 levels' tables, with the optional kernels they have.
 #define HEFT_AVX512_KERNEL_TABLE(ns)                                           \
   HEFT_KERNEL_TABLE_WITH(ns, &::heft::math::kernels::ns::ntt_forward_from,     \
                          &::heft::math::kernels::ns::ntt_inverse_from,         \
                          &::heft::math::kernels::ns::ntt_forward_shifted_from, \
                          &::heft::math::kernels::ns::dot_product_pair,         \
-                         &::heft::math::kernels::ns::weighted_sum_mod)
+                         &::heft::math::kernels::ns::weighted_sum_mod,         \
+                         &::heft::math::kernels::ns::scaled_sum_double)
 #define HEFT_IFMA_KERNEL_TABLE(ns) HEFT_AVX512_KERNEL_TABLE(ns)
 
 }  // namespace heft::math::kernels

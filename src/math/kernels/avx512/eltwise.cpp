@@ -404,7 +404,7 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
   size_t done = 0;
   if (weighted_sum_fp_fits(q.value, input_bits, k)) {
     done = n / 8 * 8;
-    weighted_sum_fp(out, y, stride, w, k, done, q.value, input_bits);
+    weighted_sum_fp(out, y, stride, w, w_shoup, k, done, q.value, input_bits);
   } else if (bits <= kMaxSplitBits) {
     done = n / 16 * 16;
     weighted_sum_split(Avx512SplitOps(q, bits), out, y, stride, w, k, done);
@@ -428,6 +428,38 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
   }
   if (done < n)
     scalar::weighted_sum_mod(out + done, y + done, stride, w, w_shoup, k, n - done, input_bits, q);
+}
+
+void scaled_sum_double(double* sums, const uint64_t* rows, size_t stride, const double* factors,
+                       size_t k, size_t n) {
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  // Four vectors per step: four independent chains of multiply-adds.
+  const auto step = [&]<int kVectors>(size_t c) {
+    __m512d acc[kVectors];
+    for (int v = 0; v < kVectors; ++v)
+      acc[v] = _mm512_setzero_pd();
+    for (size_t i = 0; i < k; ++i) {
+      const __m512d factor = _mm512_set1_pd(factors[i]);
+      const uint64_t* row = rows + i * stride + c;
+      for (int v = 0; v < kVectors; ++v) {
+        const __m512d value = _mm512_cvt_roundepu64_pd(_mm512_loadu_si512(row + 8 * v), kNearest);
+        acc[v] = _mm512_fmadd_round_pd(value, factor, acc[v], kNearest);
+      }
+    }
+    for (int v = 0; v < kVectors; ++v)
+      _mm512_storeu_pd(sums + c + 8 * v, acc[v]);
+  };
+  size_t c = 0;
+  for (; c + 32 <= n; c += 32)
+    step.template operator()<4>(c);
+  for (; c + 8 <= n; c += 8)
+    step.template operator()<1>(c);
+  for (; c < n; ++c) {
+    double sum = 0.0;
+    for (size_t i = 0; i < k; ++i)
+      sum += static_cast<double>(rows[i * stride + c]) * factors[i];
+    sums[c] = sum;
+  }
 }
 
 }  // namespace heft::math::kernels::HEFT_AVX512_NAMESPACE

@@ -306,6 +306,11 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
   if (c < n) scalar::weighted_sum_mod(out + c, y + c, stride, w, w_shoup, k, n - c, input_bits, q);
 }
 
+void scaled_sum_double(double* sums, const uint64_t* rows, size_t stride, const double* factors,
+                       size_t k, size_t n) {
+  HEFT_AVX512_NAMESPACE::scaled_sum_double(sums, rows, stride, factors, k, n);
+}
+
 void add_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q) {
   HEFT_AVX512_NAMESPACE::add_mod(out, a, b, n, q);
 }
