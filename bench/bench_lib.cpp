@@ -260,6 +260,23 @@ void register_integer_scheme(const ParameterSet& set) {
       benchmark::DoNotOptimize(decryptor.decrypt(s.a));
   });
   register_arithmetic_rows<Setup>(reg);
+  // Relinearization alone, of one product made before the loop (BGV in
+  // manual mode, so no switch follows), as CKKSrns_Relin and SEAL's
+  // EvaluateRelinInplace time it: the key stays as warm in the caches as
+  // a loop of relinearizations leaves it, which the MultRelin rows, whose
+  // multiplications stream the operands in between, do not have.
+  reg("Relin", [](benchmark::State& state, Setup& s) {
+    if constexpr (std::is_same_v<Scheme, BgvScheme>) {
+      const heft::bgv::Evaluator manual(s.context, heft::bgv::ModSwitchMode::manual);
+      const auto three = manual.multiply(s.a, s.b);
+      for (auto _ : state)
+        benchmark::DoNotOptimize(manual.relinearize(three, s.relin));
+    } else {
+      const auto three = s.evaluator->multiply(s.a, s.b);
+      for (auto _ : state)
+        benchmark::DoNotOptimize(s.evaluator->relinearize(three, s.relin));
+    }
+  });
   reg("EvalAtIndex", [](benchmark::State& state, Setup& s) {
     for (auto _ : state)
       benchmark::DoNotOptimize(s.evaluator->rotate_rows(s.a, 1, s.galois));
@@ -271,6 +288,13 @@ void register_integer_scheme(const ParameterSet& set) {
     });
     // MultRelin in manual mode: the product is not switched down, which is
     // the work SEAL's multiply + relinearize rows measure.
+    // The product alone in manual mode (no switch): with BGVrns_Relin, the
+    // two steps SEAL's EvaluateMulCt and EvaluateRelinInplace time apart.
+    reg("MultNoRelinNoSwitch", [](benchmark::State& state, Setup& s) {
+      const heft::bgv::Evaluator manual(s.context, heft::bgv::ModSwitchMode::manual);
+      for (auto _ : state)
+        benchmark::DoNotOptimize(manual.multiply(s.a, s.b));
+    });
     reg("MultRelinNoSwitch", [](benchmark::State& state, Setup& s) {
       const heft::bgv::Evaluator manual(s.context, heft::bgv::ModSwitchMode::manual);
       for (auto _ : state)
