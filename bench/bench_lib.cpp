@@ -286,8 +286,6 @@ void register_integer_scheme(const ParameterSet& set) {
       for (auto _ : state)
         benchmark::DoNotOptimize(s.evaluator->mod_switch(s.a));
     });
-    // MultRelin in manual mode: the product is not switched down, which is
-    // the work SEAL's multiply + relinearize rows measure.
     // The product alone in manual mode (no switch): with BGVrns_Relin, the
     // two steps SEAL's EvaluateMulCt and EvaluateRelinInplace time apart.
     reg("MultNoRelinNoSwitch", [](benchmark::State& state, Setup& s) {
@@ -295,6 +293,8 @@ void register_integer_scheme(const ParameterSet& set) {
       for (auto _ : state)
         benchmark::DoNotOptimize(manual.multiply(s.a, s.b));
     });
+    // MultRelin in manual mode: the product is not switched down, which is
+    // the work SEAL's multiply + relinearize rows measure.
     reg("MultRelinNoSwitch", [](benchmark::State& state, Setup& s) {
       const heft::bgv::Evaluator manual(s.context, heft::bgv::ModSwitchMode::manual);
       for (auto _ : state)

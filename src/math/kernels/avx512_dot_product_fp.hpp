@@ -75,6 +75,23 @@ inline double nearest_inverse(uint64_t q) {
   return static_cast<double>(mantissa) * power_of_two(-(e + 52));
 }
 
+// M' = 1.5 * 2^52: a double x + M' (|x| < 2^51) rounds x to an integer, and
+// its bit pattern minus M''s is that integer.
+constexpr double kNearestIntegerMagic = 1.5 * 4503599627370496.0;
+
+// s - round(s / q) q + offset for signed 64-bit lanes s with |s / q| far
+// below 2^51, given inverse_q = 1/q and offset = bits(M') q + shift: the
+// estimate's bit pattern stands for round(s / q) + bits(M'), whose share is
+// taken back by the offset. The result lies within (1/2 + a few 2^-53 |s/q|)
+// q of `shift`. Both sums' final reductions.
+inline __m512i subtract_nearest_multiple(__m512i s, __m512d inverse_q, __m512i q, __m512i offset) {
+  const __m512d estimate =
+      _mm512_fmadd_round_pd(_mm512_cvt_roundepi64_pd(s, kRoundNearest), inverse_q,
+                            _mm512_set1_pd(kNearestIntegerMagic), kRoundNearest);
+  return _mm512_add_epi64(_mm512_sub_epi64(s, _mm512_mullo_epi64(_mm512_castpd_si512(estimate), q)),
+                          offset);
+}
+
 class FpQuotientSums {
  public:
   // Terms a sum takes between folds (even: a fold ends a two-digit pass).
@@ -85,21 +102,21 @@ class FpQuotientSums {
         sixteen_q_(set1_epi64(16 * q)),
         inverse_q_(_mm512_set1_pd(nearest_inverse(q))),
         product_magic_(_mm512_set1_pd(kProductMagic)),
-        fold_magic_(_mm512_set1_pd(kFoldMagic)),
         product_correction_(bits_of(kProductMagic) * 16 * q),
-        fold_offset_(set1_epi64(bits_of(kFoldMagic) * q + 2 * q)),
+        fold_offset_(set1_epi64(bits_of(kNearestIntegerMagic) * q + 2 * q)),
         two_q_(set1_epi64(2 * q)) {}
 
   // x / q in doubles, shared by x's two products.
   __m512d scaled(__m512i x) const {
-    return _mm512_mul_round_pd(_mm512_cvt_roundepu64_pd(x, kNearest), inverse_q_, kNearest);
+    return _mm512_mul_round_pd(_mm512_cvt_roundepu64_pd(x, kRoundNearest), inverse_q_,
+                               kRoundNearest);
   }
 
   // sum + x y - Q q with Q within 29 of x y / q, short of the constant
   // correction() per term.
   __m512i add_product(__m512i sum, __m512i x, __m512d x_scaled, __m512i y) const {
-    const __m512d estimate = _mm512_fmadd_round_pd(x_scaled, _mm512_cvt_roundepu64_pd(y, kNearest),
-                                                   product_magic_, kNearest);
+    const __m512d estimate = _mm512_fmadd_round_pd(
+        x_scaled, _mm512_cvt_roundepu64_pd(y, kRoundNearest), product_magic_, kRoundNearest);
     return _mm512_sub_epi64(_mm512_add_epi64(sum, _mm512_mullo_epi64(x, y)),
                             _mm512_mullo_epi64(_mm512_castpd_si512(estimate), sixteen_q_));
   }
@@ -109,10 +126,7 @@ class FpQuotientSums {
 
   // A signed sum below 2^8 q in magnitude -> [0, 4q), congruent.
   __m512i fold(__m512i sum) const {
-    const __m512d estimate = _mm512_fmadd_round_pd(_mm512_cvt_roundepi64_pd(sum, kNearest),
-                                                   inverse_q_, fold_magic_, kNearest);
-    return _mm512_add_epi64(
-        _mm512_sub_epi64(sum, _mm512_mullo_epi64(_mm512_castpd_si512(estimate), q_)), fold_offset_);
+    return subtract_nearest_multiple(sum, inverse_q_, q_, fold_offset_);
   }
 
   // [0, 4q) -> [0, q).
@@ -122,14 +136,12 @@ class FpQuotientSums {
   }
 
  private:
-  static constexpr int kNearest = kRoundNearest;
   static constexpr double kProductMagic = 1.25 * 72057594037927936.0;  // 1.25 * 2^56
-  static constexpr double kFoldMagic = 1.5 * 4503599627370496.0;       // 1.5 * 2^52
 
   static __m512i set1_epi64(uint64_t v) { return _mm512_set1_epi64(static_cast<long long>(v)); }
 
   __m512i q_, sixteen_q_;
-  __m512d inverse_q_, product_magic_, fold_magic_;
+  __m512d inverse_q_, product_magic_;
   uint64_t product_correction_;  // bits(M) 16q mod 2^64, added per term
   __m512i fold_offset_;          // bits(M') q + 2q: fold's correction and offset
   __m512i two_q_;

@@ -81,7 +81,6 @@ inline void weighted_sum_fp(uint64_t* out, const uint64_t* y, std::size_t stride
   const int a = weighted_sum_magic_exponent(input_bits);
   const double magic = 1.25 * power_of_two(a);
   const uint64_t g_q = (uint64_t{1} << (a - 52)) * q;
-  constexpr double kFinalMagic = 1.5 * 4503599627370496.0;  // 1.5 * 2^52
   // W_i = w_i / q from floor(w_i 2^64 / q): one rounding, then an exact
   // scaling by 2^-64.
   double scaled[kFpWeightedSumMaxTerms];
@@ -94,24 +93,20 @@ inline void weighted_sum_fp(uint64_t* out, const uint64_t* y, std::size_t stride
   }
   const __m512d inverse_q = _mm512_set1_pd(1.0 / static_cast<double>(q));
   const __m512d product_magic = _mm512_set1_pd(magic);
-  const __m512d final_magic = _mm512_set1_pd(kFinalMagic);
   const __m512i g_q_v = _mm512_set1_epi64(static_cast<long long>(g_q));
   const __m512i q_v = _mm512_set1_epi64(static_cast<long long>(q));
   // k g q bits(M): what the k terms' quotients left out (modulo 2^64).
   const __m512i sum_offset = _mm512_set1_epi64(static_cast<long long>(k * g_q * bits_of(magic)));
   // bits(M') q + q: the last estimate's correction and the shift to (0, 2q).
   const __m512i final_offset =
-      _mm512_set1_epi64(static_cast<long long>(bits_of(kFinalMagic) * q + q));
+      _mm512_set1_epi64(static_cast<long long>(bits_of(kNearestIntegerMagic) * q + q));
 
   // Sums in [0, q) of the remainders' sum for lanes of `kVectors` vectors.
   const auto finish = [&](__m512i products, __m512i quotients) {
     const __m512i sum = _mm512_add_epi64(
         _mm512_sub_epi64(products, _mm512_mullo_epi64(quotients, g_q_v)), sum_offset);
-    const __m512d estimate = _mm512_fmadd_round_pd(_mm512_cvt_roundepi64_pd(sum, kRoundNearest),
-                                                   inverse_q, final_magic, kRoundNearest);
-    const __m512i shifted = _mm512_add_epi64(
-        _mm512_sub_epi64(sum, _mm512_mullo_epi64(_mm512_castpd_si512(estimate), q_v)),
-        final_offset);  // (0, 2q)
+    const __m512i shifted =
+        subtract_nearest_multiple(sum, inverse_q, q_v, final_offset);  // (0, 2q)
     return _mm512_min_epu64(shifted, _mm512_sub_epi64(shifted, q_v));
   };
   // Four vectors per step (four independent pairs of sums for the core to

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cstddef>
 #include <cstdlib>
 #include <mutex>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,12 +72,16 @@ const KernelTable& active_table(uint64_t q) {
   return table_for(active_isa(), q);
 }
 
-const KernelTable& pinned_table(Isa isa, const Modulus& q) {
+void require_supported(Isa isa) {
   if (!isa_supported(isa)) {
     throw UnsupportedError(
         std::string("ISA level '") + to_string(isa) +
         "' is not supported by this CPU (best here: " + to_string(best_supported_isa()) + ")");
   }
+}
+
+const KernelTable& pinned_table(Isa isa, const Modulus& q) {
+  require_supported(isa);
   check_isa_fits(isa, q);
   return kTables[static_cast<int>(isa)];
 }
@@ -87,9 +93,12 @@ const KernelTable& choose(std::optional<Isa> isa, const Modulus& q) {
   return isa ? pinned_table(*isa, q) : active_table(q.value());
 }
 
-bool overlaps(std::span<const uint64_t> a, std::span<const uint64_t> b) {
-  return !a.empty() && !b.empty() && a.data() < b.data() + b.size() &&
-         b.data() < a.data() + a.size();
+// Whether two arrays share memory, whatever their element types.
+template <class A, class B>
+bool overlaps(std::span<A> a, std::span<B> b) {
+  const std::span<const std::byte> x = std::as_bytes(a), y = std::as_bytes(b);
+  return !x.empty() && !y.empty() && x.data() < y.data() + y.size() &&
+         y.data() < x.data() + x.size();
 }
 
 // The element-wise kernels run in vector chunks, so an output may be an
@@ -547,16 +556,8 @@ void scaled_sum_double(std::span<const uint64_t> rows, std::size_t stride,
                        std::optional<Isa> isa) {
   const std::size_t terms = factors.size();
   require_row_sum_operands(rows, stride, terms, sums.size(), input_bits, "scaled_sum_double");
-  const auto* sums_begin = reinterpret_cast<const unsigned char*>(sums.data());
-  const auto* rows_begin = reinterpret_cast<const unsigned char*>(rows.data());
-  if (!sums.empty() && !rows.empty() && sums_begin < rows_begin + rows.size_bytes() &&
-      rows_begin < sums_begin + sums.size_bytes()) {
-    throw InvalidArgument("scaled_sum_double: the sums overlap the rows");
-  }
-  if (isa && !isa_supported(*isa)) {
-    throw UnsupportedError(std::string("ISA level '") + to_string(*isa) +
-                           "' is not supported by this CPU");
-  }
+  if (overlaps(rows, sums)) throw InvalidArgument("scaled_sum_double: the sums overlap the rows");
+  if (isa) require_supported(*isa);
   const KernelTable& level = kTables[static_cast<int>(isa ? *isa : active_isa())];
   if (level.scaled_sum_double != nullptr) {
     level.scaled_sum_double(sums.data(), rows.data(), stride, factors.data(), terms, sums.size());

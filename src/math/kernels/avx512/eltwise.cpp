@@ -432,7 +432,6 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
 
 void scaled_sum_double(double* sums, const uint64_t* rows, size_t stride, const double* factors,
                        size_t k, size_t n) {
-  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   // Four vectors per step: four independent chains of multiply-adds.
   const auto step = [&]<int kVectors>(size_t c) {
     __m512d acc[kVectors];
@@ -442,8 +441,9 @@ void scaled_sum_double(double* sums, const uint64_t* rows, size_t stride, const 
       const __m512d factor = _mm512_set1_pd(factors[i]);
       const uint64_t* row = rows + i * stride + c;
       for (int v = 0; v < kVectors; ++v) {
-        const __m512d value = _mm512_cvt_roundepu64_pd(_mm512_loadu_si512(row + 8 * v), kNearest);
-        acc[v] = _mm512_fmadd_round_pd(value, factor, acc[v], kNearest);
+        const __m512d value =
+            _mm512_cvt_roundepu64_pd(_mm512_loadu_si512(row + 8 * v), kRoundNearest);
+        acc[v] = _mm512_fmadd_round_pd(value, factor, acc[v], kRoundNearest);
       }
     }
     for (int v = 0; v < kVectors; ++v)
