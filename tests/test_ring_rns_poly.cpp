@@ -44,6 +44,44 @@ std::vector<uint64_t> naive_negacyclic(std::span<const uint64_t> a, std::span<co
   return c;
 }
 
+// Four random operands of a tensor product in coefficient form, and the same
+// four transformed.
+struct TensorOperands {
+  std::array<RnsPoly, 4> coefficients, transformed;
+};
+
+TensorOperands random_tensor_operands(const std::shared_ptr<const heft::ring::PolyContext>& context,
+                                      std::size_t towers, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  TensorOperands operands;
+  for (int k = 0; k < 4; ++k) {
+    operands.coefficients[k] = RnsPoly(context, towers);
+    fill_random(operands.coefficients[k], rng);
+    operands.transformed[k] = operands.coefficients[k].clone();
+    operands.transformed[k].ntt();
+  }
+  return operands;
+}
+
+// product (coefficient form) against naive convolutions of the operands:
+// {a0 b0, a0 b1 + a1 b0, a1 b1}.
+void expect_naive_tensor(const std::array<RnsPoly, 3>& product,
+                         const std::array<RnsPoly, 4>& coefficients) {
+  for (std::size_t t = 0; t < coefficients[0].tower_count(); ++t) {
+    const uint64_t q = coefficients[0].modulus(t).value();
+    const auto conv = [&](int x, int y) {
+      return naive_negacyclic(coefficients[x].tower(t), coefficients[y].tower(t), q);
+    };
+    const auto c1_left = conv(0, 3), c1_right = conv(1, 2);
+    std::vector<uint64_t> c1(c1_left.size());
+    for (std::size_t i = 0; i < c1.size(); ++i)
+      c1[i] = (c1_left[i] + c1_right[i]) % q;
+    EXPECT_TRUE(std::ranges::equal(product[0].tower(t), conv(0, 2))) << "tower " << t;
+    EXPECT_TRUE(std::ranges::equal(product[1].tower(t), c1)) << "tower " << t;
+    EXPECT_TRUE(std::ranges::equal(product[2].tower(t), conv(1, 3))) << "tower " << t;
+  }
+}
+
 TEST(RnsPoly, ConstructionAndAccessors) {
   const auto context = make_context(16, 3, 40);
   RnsPoly poly(context, 2, Form::ntt);
@@ -211,30 +249,11 @@ TEST(RnsPoly, TensorProductMatchesPointwiseProductsAndConvolution) {
     }
   }
   const auto context = make_context(16, 2, 45);
-  std::mt19937_64 rng(5);
-  std::array<RnsPoly, 4> coefficients, transformed;
-  for (int k = 0; k < 4; ++k) {
-    coefficients[k] = RnsPoly(context, 2);
-    fill_random(coefficients[k], rng);
-    transformed[k] = coefficients[k].clone();
-    transformed[k].ntt();
-  }
+  const auto [coefficients, transformed] = random_tensor_operands(context, 2, 5);
   auto product = tensor_product(transformed[0], transformed[1], transformed[2], transformed[3]);
   for (auto& part : product)
     part.intt();
-  for (std::size_t t = 0; t < 2; ++t) {
-    const uint64_t q = context->modulus(t).value();
-    const auto conv = [&](int x, int y) {
-      return naive_negacyclic(coefficients[x].tower(t), coefficients[y].tower(t), q);
-    };
-    const auto c1_left = conv(0, 3), c1_right = conv(1, 2);
-    std::vector<uint64_t> c1(16);
-    for (std::size_t i = 0; i < 16; ++i)
-      c1[i] = (c1_left[i] + c1_right[i]) % q;
-    EXPECT_TRUE(std::ranges::equal(product[0].tower(t), conv(0, 2)));
-    EXPECT_TRUE(std::ranges::equal(product[1].tower(t), c1));
-    EXPECT_TRUE(std::ranges::equal(product[2].tower(t), conv(1, 3)));
-  }
+  expect_naive_tensor(product, coefficients);
   // Operands in coefficient form, or at another tower count, are refused.
   EXPECT_THROW(
       (void)tensor_product(coefficients[0], transformed[1], transformed[2], transformed[3]),
@@ -242,6 +261,49 @@ TEST(RnsPoly, TensorProductMatchesPointwiseProductsAndConvolution) {
   RnsPoly short_one(context, 1, Form::ntt);
   EXPECT_THROW((void)tensor_product(transformed[0], transformed[1], transformed[2], short_one),
                MismatchError);
+}
+
+TEST(RnsPoly, TensorProductToCoefficientsMatchesNaiveConvolutionFromEitherForm) {
+  const auto context = make_context(16, 2, 45);
+  const auto [coefficients, transformed] = random_tensor_operands(context, 2, 11);
+  for (const bool from_ntt : {false, true}) {
+    const auto& operands = from_ntt ? transformed : coefficients;
+    std::array<RnsPoly, 4> kept;
+    for (int k = 0; k < 4; ++k)
+      kept[k] = operands[k].clone();
+    const auto product =
+        tensor_product_to_coefficients(operands[0], operands[1], operands[2], operands[3]);
+    EXPECT_FALSE(product[0].is_ntt());
+    SCOPED_TRACE(from_ntt ? "from NTT form" : "from coefficient form");
+    expect_naive_tensor(product, coefficients);
+    for (int k = 0; k < 4; ++k)
+      EXPECT_TRUE(operands[k] == kept[k]) << "operand " << k << " changed";
+  }
+  // Mixed forms, or another tower count, are refused.
+  EXPECT_THROW((void)tensor_product_to_coefficients(coefficients[0], transformed[1], transformed[2],
+                                                    transformed[3]),
+               MismatchError);
+  RnsPoly short_one(context, 1);
+  EXPECT_THROW((void)tensor_product_to_coefficients(coefficients[0], coefficients[1],
+                                                    coefficients[2], short_one),
+               MismatchError);
+}
+
+TEST(RnsPoly, TensorProductToCoefficientsAgreesWithTensorProductOverManyBlocksAndTowers) {
+  // Several product blocks per tower and enough towers for the parallel path
+  // (one scratch per chunk of towers); the oracle is tensor_product, itself
+  // checked against naive convolution above, followed by intt.
+  const auto context = make_context(4096, 6, 55);
+  const auto [coefficients, transformed] = random_tensor_operands(context, 6, 12);
+  auto expected = tensor_product(transformed[0], transformed[1], transformed[2], transformed[3]);
+  for (auto& part : expected)
+    part.intt();
+  for (const auto* operands : {&coefficients, &transformed}) {
+    const auto product = tensor_product_to_coefficients((*operands)[0], (*operands)[1],
+                                                        (*operands)[2], (*operands)[3]);
+    for (int k = 0; k < 3; ++k)
+      EXPECT_TRUE(product[k] == expected[k]) << "part " << k;
+  }
 }
 
 TEST(RnsPoly, ProductOfSignedPolynomialsMatchesIntegerConvolutionViaCrt) {

@@ -405,6 +405,28 @@ RnsPoly operator*(const RnsPoly& a, const RnsPoly& b) {
   return result;
 }
 
+namespace {
+
+// Blocks of the tensor products small enough that the four inputs and three
+// outputs of one block stay in L1/L2 between the four kernel calls.
+constexpr std::size_t kTensorBlock = 1024;
+
+// One block of (x0 + x1 s)(y0 + y1 s) into o0, o1, o2 (NTT form). An output
+// may be the input it replaces (o0 = x0, o1 = x1, o2 = y1): every input is
+// read before that output is written. `partial` holds count words.
+void tensor_block(const uint64_t* x0, const uint64_t* x1, const uint64_t* y0, const uint64_t* y1,
+                  uint64_t* o0, uint64_t* o1, uint64_t* o2, std::size_t count, uint64_t* partial,
+                  const math::Modulus& q) {
+  const auto in = [count](const uint64_t* p) { return std::span<const uint64_t>(p, count); };
+  const auto out = [count](uint64_t* p) { return std::span<uint64_t>(p, count); };
+  math::mul_mod(in(x0), in(y1), out(partial), q);          // x0 y1
+  math::mul_mod(in(x1), in(y1), out(o2), q);               // x1 y1
+  math::fma_mod(in(x1), in(y0), in(partial), out(o1), q);  // x1 y0 + x0 y1
+  math::mul_mod(in(x0), in(y0), out(o0), q);               // x0 y0
+}
+
+}  // namespace
+
 std::array<RnsPoly, 3> tensor_product(const RnsPoly& a0, const RnsPoly& a1, const RnsPoly& b0,
                                       const RnsPoly& b1) {
   for (const RnsPoly* operand : {&a1, &b0, &b1})
@@ -416,20 +438,71 @@ std::array<RnsPoly, 3> tensor_product(const RnsPoly& a0, const RnsPoly& a1, cons
   std::array<RnsPoly, 3> out;
   for (auto& part : out)
     part = RnsPoly(a0.context_, a0.tower_count_, a0.form_, RnsPoly::Uninitialized{});
-  // Blocks small enough that the four inputs and three outputs of one block
-  // stay in L1/L2 between the four kernel calls.
-  constexpr std::size_t kBlock = 1024;
   detail::for_each_tower(a0.tower_count_, a0.degree_, [&](std::size_t i) {
     const math::Modulus& q = a0.context_->modulus(i);
-    for (std::size_t begin = 0; begin < a0.degree_; begin += kBlock) {
-      const std::size_t count = std::min(kBlock, a0.degree_ - begin);
-      const auto block = [&](const RnsPoly& p) { return p.tower(i).subspan(begin, count); };
-      const auto out_block = [&](RnsPoly& p) { return p.tower(i).subspan(begin, count); };
-      math::mul_mod(block(a0), block(b0), out_block(out[0]), q);
-      math::mul_mod(block(a0), block(b1), out_block(out[1]), q);
-      math::fma_mod(block(a1), block(b0), out_block(out[1]), out_block(out[1]), q);
-      math::mul_mod(block(a1), block(b1), out_block(out[2]), q);
+    alignas(64) uint64_t partial[kTensorBlock];
+    for (std::size_t begin = 0; begin < a0.degree_; begin += kTensorBlock) {
+      const std::size_t count = std::min(kTensorBlock, a0.degree_ - begin);
+      const auto at = [&](const RnsPoly& p) { return p.tower(i).data() + begin; };
+      const auto out_at = [&](RnsPoly& p) { return p.tower(i).data() + begin; };
+      tensor_block(at(a0), at(a1), at(b0), at(b1), out_at(out[0]), out_at(out[1]), out_at(out[2]),
+                   count, partial, q);
     }
+  });
+  const bool secret = a0.secret_ || a1.secret_ || b0.secret_ || b1.secret_;
+  for (auto& part : out)
+    part.secret_ = secret;
+  return out;
+}
+
+std::array<RnsPoly, 3> tensor_product_to_coefficients(const RnsPoly& a0, const RnsPoly& a1,
+                                                      const RnsPoly& b0, const RnsPoly& b1) {
+  for (const RnsPoly* operand : {&a1, &b0, &b1})
+    a0.require_compatible(*operand, "tensor_product_to_coefficients");
+  const std::size_t n = a0.degree_, towers = a0.tower_count_;
+  // Operands in coefficient form are transformed a tower at a time into
+  // scratch, where their products then replace them.
+  const bool transform_operands = a0.form_ == Form::coefficient;
+  std::array<RnsPoly, 3> out;
+  for (auto& part : out)
+    part = RnsPoly(a0.context_, towers, Form::coefficient, RnsPoly::Uninitialized{});
+
+  const auto one_tower = [&](std::size_t i, uint64_t* scratch) {
+    const math::Modulus& q = a0.context_->modulus(i);
+    const math::NttTables& tables = a0.context_->ntt_tables(i);
+    std::array<const uint64_t*, 4> x{a0.tower(i).data(), a1.tower(i).data(), b0.tower(i).data(),
+                                     b1.tower(i).data()};
+    // Where the three products go: out's towers, or in place of the
+    // transformed operands (a0, a1, b1).
+    std::array<uint64_t*, 3> products{out[0].tower(i).data(), out[1].tower(i).data(),
+                                      out[2].tower(i).data()};
+    if (transform_operands) {
+      for (std::size_t k = 0; k < 4; ++k) {
+        const std::span<uint64_t> row(scratch + k * n, n);
+        math::ntt_forward(std::span<const uint64_t>(x[k], n), row, tables);
+        x[k] = row.data();
+      }
+      products = {scratch, scratch + n, scratch + 3 * n};
+    }
+    alignas(64) uint64_t partial[kTensorBlock];
+    for (std::size_t begin = 0; begin < n; begin += kTensorBlock) {
+      const std::size_t count = std::min(kTensorBlock, n - begin);
+      tensor_block(x[0] + begin, x[1] + begin, x[2] + begin, x[3] + begin, products[0] + begin,
+                   products[1] + begin, products[2] + begin, count, partial, q);
+    }
+    for (std::size_t k = 0; k < 3; ++k) {
+      math::ntt_inverse(std::span<const uint64_t>(products[k], n), out[k].tower(i), tables);
+    }
+  };
+  // One scratch per chunk of towers, so each thread allocates once.
+  const bool parallel =
+      !in_parallel_region() && towers > 1 && towers * n >= detail::kMinParallelWords;
+  const std::size_t chunks = parallel ? std::min(num_threads(), towers) : 1;
+  parallel_for(0, chunks, [&](std::size_t chunk) {
+    AlignedBuffer<uint64_t> scratch(transform_operands ? 4 * n : 1,
+                                    AlignedBuffer<uint64_t>::Uninitialized{});
+    for (std::size_t i = towers * chunk / chunks; i < towers * (chunk + 1) / chunks; ++i)
+      one_tower(i, scratch.data());
   });
   const bool secret = a0.secret_ || a1.secret_ || b0.secret_ || b1.secret_;
   for (auto& part : out)

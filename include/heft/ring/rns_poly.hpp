@@ -140,6 +140,9 @@ class RnsPoly {
   friend RnsPoly operator*(const RnsPoly& a, const RnsPoly& b);
   friend std::array<RnsPoly, 3> tensor_product(const RnsPoly& a0, const RnsPoly& a1,
                                                const RnsPoly& b0, const RnsPoly& b1);
+  friend std::array<RnsPoly, 3> tensor_product_to_coefficients(const RnsPoly& a0, const RnsPoly& a1,
+                                                               const RnsPoly& b0,
+                                                               const RnsPoly& b1);
 
  private:
   struct Uninitialized {};
@@ -169,5 +172,16 @@ class RnsPoly {
 // from memory) instead of four separate products.
 [[nodiscard]] std::array<RnsPoly, 3> tensor_product(const RnsPoly& a0, const RnsPoly& a1,
                                                     const RnsPoly& b0, const RnsPoly& b1);
+
+// The same product returned in coefficient form, for callers that leave the
+// NTT domain next (BFV's scaling by t/Q). The operands may be in either form
+// (all four the same) and are left unchanged. Each tower is finished while it
+// is in cache: operands in coefficient form are transformed into scratch, the
+// four products computed block by block, and the three results transformed
+// back, instead of a pass over every tower for each step.
+[[nodiscard]] std::array<RnsPoly, 3> tensor_product_to_coefficients(const RnsPoly& a0,
+                                                                    const RnsPoly& a1,
+                                                                    const RnsPoly& b0,
+                                                                    const RnsPoly& b1);
 
 }  // namespace heft::ring
