@@ -82,17 +82,30 @@ BigInt fast_conversion_sum(const RnsBase& base, const BigInt& x) {
   return sum;
 }
 
+// The input converted in each of the three modes.
+struct AllModes {
+  std::vector<uint64_t> approximate, exact, centered;
+};
+
+AllModes convert_all_modes(const BaseConverter& converter, const std::vector<uint64_t>& input,
+                           std::size_t n) {
+  const std::size_t size = converter.to().size() * n;
+  AllModes out{std::vector<uint64_t>(size), std::vector<uint64_t>(size),
+               std::vector<uint64_t>(size)};
+  converter.convert_approximate(input, out.approximate, n);
+  converter.convert_exact(input, out.exact, n);
+  converter.convert_exact_centered(input, out.centered, n);
+  return out;
+}
+
 void check_all_modes(const RnsBase& from, const RnsBase& to, const std::vector<BigInt>& values) {
   const std::size_t n = values.size();
   const BigInt q = product_of(from);
   BigInt half;
   mpz_fdiv_q_2exp(half.get(), q.get(), 1);
   const BaseConverter converter(from, to);
-  const std::vector<uint64_t> input = to_towers(from, values);
-  std::vector<uint64_t> approximate(to.size() * n), exact(to.size() * n), centered(to.size() * n);
-  converter.convert_approximate(input, approximate, n);
-  converter.convert_exact(input, exact, n);
-  converter.convert_exact_centered(input, centered, n);
+  const auto [approximate, exact, centered] =
+      convert_all_modes(converter, to_towers(from, values), n);
 
   for (std::size_t c = 0; c < n; ++c) {
     const BigInt& x = values[c];
@@ -150,48 +163,68 @@ TEST(BaseConverter, TargetMayShareModuliWithSource) {
 // exact and centered outputs are s_j [f x]_Q mod p_j, the approximate ones
 // s_j ([f x]_Q + alpha Q) mod p_j for the alpha of [f x]_Q's own sum. Factors
 // include 0, 1, a multiple of a source prime and full 64-bit words.
+// A scaled converter's three modes against [f x]_Q (and its centred and
+// alpha-shifted forms) times s_j, computed with GMP.
+void check_scaled(const BaseConverter& converter, const BigInt& factor,
+                  const std::vector<uint64_t>& output_factors, GmpRandom& random) {
+  const RnsBase& from = converter.from();
+  const RnsBase& to = converter.to();
+  const BigInt q = product_of(from);
+  BigInt half;
+  mpz_fdiv_q_2exp(half.get(), q.get(), 1);
+  const std::vector<BigInt> values = test_values(from, 40, random);
+  const std::size_t n = values.size();
+  const auto [approximate, exact, centered] =
+      convert_all_modes(converter, to_towers(from, values), n);
+  for (std::size_t c = 0; c < n; ++c) {
+    BigInt x;
+    mpz_mul(x.get(), values[c].get(), factor.get());
+    mpz_mod(x.get(), x.get(), q.get());  // [f x]_Q
+    BigInt signed_x = x;
+    if (mpz_cmp(x.get(), half.get()) > 0) mpz_sub(signed_x.get(), x.get(), q.get());
+    const BigInt z = fast_conversion_sum(from, x);  // x + alpha Q
+    for (std::size_t j = 0; j < to.size(); ++j) {
+      const math::Modulus& p = to[j];
+      const uint64_t s = p.reduce(output_factors[j]);
+      SCOPED_TRACE("c=" + std::to_string(c) + " j=" + std::to_string(j));
+      ASSERT_EQ(exact[j * n + c], p.mul(s, x.mod(p.value())));
+      ASSERT_EQ(centered[j * n + c], p.mul(s, signed_x.mod(p.value())));
+      ASSERT_EQ(approximate[j * n + c], p.mul(s, z.mod(p.value())));
+    }
+  }
+}
+
 TEST(BaseConverter, ScaledConversionFoldsBothFactors) {
   GmpRandom random(14);
   for (int bits : {45, 60}) {
     const std::vector<uint64_t> source = random.primes(bits, 5);
     const RnsBase from = RnsBase::from_values(source);
     const RnsBase to = RnsBase::from_values(random.primes(50, 3, {source.begin(), source.end()}));
-    const BigInt q = product_of(from);
-    BigInt half;
-    mpz_fdiv_q_2exp(half.get(), q.get(), 1);
     for (uint64_t factor : {uint64_t{1}, uint64_t{65537}, source[1] * 3, ~uint64_t{0}}) {
+      SCOPED_TRACE("bits=" + std::to_string(bits) + " f=" + std::to_string(factor));
       const BaseConverter::Scaling scaling{factor, {0, 1, 0xfedcba9876543210ULL}};
-      const BaseConverter converter(from, to, scaling);
-      const std::vector<BigInt> values = test_values(from, 40, random);
-      const std::size_t n = values.size();
-      const std::vector<uint64_t> input = to_towers(from, values);
-      std::vector<uint64_t> approximate(to.size() * n), exact(to.size() * n),
-          centered(to.size() * n);
-      converter.convert_approximate(input, approximate, n);
-      converter.convert_exact(input, exact, n);
-      converter.convert_exact_centered(input, centered, n);
-      for (std::size_t c = 0; c < n; ++c) {
-        BigInt x, f(factor);
-        mpz_mul(x.get(), values[c].get(), f.get());
-        mpz_mod(x.get(), x.get(), q.get());  // [f x]_Q
-        BigInt signed_x = x;
-        if (mpz_cmp(x.get(), half.get()) > 0) mpz_sub(signed_x.get(), x.get(), q.get());
-        const BigInt z = fast_conversion_sum(from, x);  // x + alpha Q
-        for (std::size_t j = 0; j < to.size(); ++j) {
-          const math::Modulus& p = to[j];
-          const uint64_t s = p.reduce(scaling.output_factors[j]);
-          SCOPED_TRACE("bits=" + std::to_string(bits) + " f=" + std::to_string(factor) +
-                       " c=" + std::to_string(c) + " j=" + std::to_string(j));
-          ASSERT_EQ(exact[j * n + c], p.mul(s, x.mod(p.value())));
-          ASSERT_EQ(centered[j * n + c], p.mul(s, signed_x.mod(p.value())));
-          ASSERT_EQ(approximate[j * n + c], p.mul(s, z.mod(p.value())));
-        }
-      }
+      check_scaled(BaseConverter(from, to, scaling), BigInt(factor), scaling.output_factors,
+                   random);
     }
   }
   EXPECT_THROW(BaseConverter(RnsBase::from_values(random.primes(40, 2)),
                              RnsBase::from_values(random.primes(41, 2)), {1, {1, 2, 3}}),
                MismatchError);
+}
+
+TEST(BaseConverter, ScaledConversionTakesAWideFactorByItsResidues) {
+  // f = the target base's product, as BFV's multiplication scales by R / Q.
+  GmpRandom random(15);
+  const std::vector<uint64_t> source = random.primes(55, 6);
+  const RnsBase from = RnsBase::from_values(source);
+  const RnsBase to = RnsBase::from_values(random.primes(50, 7, {source.begin(), source.end()}));
+  const BigInt factor = product_of(to);
+  BaseConverter::Scaling scaling{1, {3, 0, 1, 5, 7, 11, 13}, {}};
+  for (const uint64_t q : source)
+    scaling.input_factors.push_back(factor.mod(q));
+  check_scaled(BaseConverter(from, to, scaling), factor, scaling.output_factors, random);
+  scaling.input_factors.pop_back();
+  EXPECT_THROW(BaseConverter(from, to, scaling), MismatchError);
 }
 
 TEST(BaseConverter, ManyModuliExerciseLazyReduction) {

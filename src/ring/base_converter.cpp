@@ -55,11 +55,18 @@ BaseConverter::BaseConverter(RnsBase from, RnsBase to, const Scaling& scaling)
     throw MismatchError("BaseConverter: " + std::to_string(scaling.output_factors.size()) +
                         " output factors for " + std::to_string(target_count) + " target moduli");
   }
-  scaled_ = scaling.input_factor != 1 || !scaling.output_factors.empty();
+  if (!scaling.input_factors.empty() && scaling.input_factors.size() != source_count) {
+    throw MismatchError("BaseConverter: " + std::to_string(scaling.input_factors.size()) +
+                        " input factors for " + std::to_string(source_count) + " source moduli");
+  }
+  scaled_ = scaling.input_factor != 1 || !scaling.output_factors.empty() ||
+            !scaling.input_factors.empty();
   source_multipliers_.resize(source_count);
   for (std::size_t i = 0; i < source_count; ++i) {
     const math::Modulus& q = from_[i];
-    source_multipliers_[i] = q.mul(from_.punctured_inverse(i), q.reduce(scaling.input_factor));
+    const uint64_t factor =
+        scaling.input_factors.empty() ? scaling.input_factor : scaling.input_factors[i];
+    source_multipliers_[i] = q.mul(from_.punctured_inverse(i), q.reduce(factor));
   }
   punctured_mod_target_.resize(source_count * target_count);
   neg_product_mod_target_.resize(target_count);

@@ -75,13 +75,18 @@ class BaseConverter {
  public:
   // The factors of a scaled converter (see the file comment): input_factor
   // any 64-bit value, output_factors empty (all 1) or one per target modulus.
+  // A factor wider than 64 bits is given by its residues instead:
+  // input_factors, one per source modulus (f mod q_i), replaces input_factor
+  // when not empty.
   struct Scaling {
     uint64_t input_factor = 1;
     std::vector<uint64_t> output_factors;
+    std::vector<uint64_t> input_factors;
   };
 
   // Throws InvalidArgument if either base is empty or from has 2^32 or more
-  // moduli, MismatchError if output_factors is neither empty nor one per target.
+  // moduli, MismatchError if output_factors is neither empty nor one per
+  // target, or input_factors neither empty nor one per source modulus.
   BaseConverter(RnsBase from, RnsBase to);
   BaseConverter(RnsBase from, RnsBase to, const Scaling& scaling);
 

@@ -1,5 +1,5 @@
-// BFV evaluator: additions, plaintext products, the exact RNS tensor product
-// with t/Q scaling (see evaluator.hpp for why this method), relinearization,
+// BFV evaluator: additions, plaintext products, the exact RNS product scaled
+// by t/Q (see evaluator.hpp for the method and why), relinearization,
 // row and column rotations and modulus switching.
 #include "heft/schemes/bfv/evaluator.hpp"
 
@@ -22,14 +22,19 @@
 namespace heft::bfv {
 
 // What multiplication at one level needs: the auxiliary ring R and the exact
-// converters between Q_l and R.
+// converters between Q_l and R (see evaluator.hpp for the method).
 struct Evaluator::MultiplyTables {
   std::shared_ptr<const ring::PolyContext> aux;
-  std::unique_ptr<ring::BaseConverter> q_to_r, r_to_q;
-  // Converts [t d]_Q into R already multiplied by -Q_l^-1 (t and the factor
-  // folded into its constants), for step 3 of the multiplication.
-  std::unique_ptr<ring::BaseConverter> scaled_q_to_r;
-  std::vector<uint64_t> t_over_q_mod_r;  // t Q_l^-1 mod r_j
+  // The first operand's parts into R, exactly (centred).
+  std::unique_ptr<ring::BaseConverter> q_to_r;
+  // The second operand's b' = round(R b / Q_l) in R: [R b]_Q converted and
+  // multiplied by -Q_l^-1 (R mod q_i and the factor folded into its constants).
+  std::unique_ptr<ring::BaseConverter> scale_up;
+  // b' back to Q_l, exactly (|b'| < R / 2).
+  std::unique_ptr<ring::BaseConverter> r_to_q;
+  // The rounding term of t d / R: -R^-1 [t d]_R in Q_l.
+  std::unique_ptr<ring::BaseConverter> scale_down;
+  std::vector<uint64_t> t_over_r_mod_q;  // t R^-1 mod q_i
 };
 
 namespace {
@@ -95,14 +100,21 @@ const Evaluator::MultiplyTables& Evaluator::multiply_tables(std::size_t level) c
   tables->q_to_r = std::make_unique<ring::BaseConverter>(q_base, r_base);
   tables->r_to_q = std::make_unique<ring::BaseConverter>(r_base, q_base);
   const std::vector<uint64_t> q_mod_r = r_base.decompose(q_base.product());
-  ring::BaseConverter::Scaling scaling{t_, {}};
+  const std::vector<uint64_t> r_mod_q = q_base.decompose(r_base.product());
+  ring::BaseConverter::Scaling up{1, {}, r_mod_q};
   for (std::size_t j = 0; j < r_base.size(); ++j) {
     const math::Modulus& r = r_base[j];
-    const uint64_t inv_q = r.inverse(q_mod_r[j]);
-    scaling.output_factors.push_back(r.negate(inv_q));
-    tables->t_over_q_mod_r.push_back(r.mul(r.reduce(t_), inv_q));
+    up.output_factors.push_back(r.negate(r.inverse(q_mod_r[j])));
   }
-  tables->scaled_q_to_r = std::make_unique<ring::BaseConverter>(q_base, r_base, scaling);
+  ring::BaseConverter::Scaling down{t_, {}, {}};
+  for (std::size_t i = 0; i < q_base.size(); ++i) {
+    const math::Modulus& q = q_base[i];
+    const uint64_t inv_r = q.inverse(r_mod_q[i]);
+    down.output_factors.push_back(q.negate(inv_r));
+    tables->t_over_r_mod_q.push_back(q.mul(q.reduce(t_), inv_r));
+  }
+  tables->scale_up = std::make_unique<ring::BaseConverter>(q_base, r_base, up);
+  tables->scale_down = std::make_unique<ring::BaseConverter>(r_base, q_base, down);
   tables_[level] = std::move(tables);
   return *tables_[level];
 }
@@ -236,44 +248,51 @@ Ciphertext Evaluator::scaled_tensor(const Ciphertext& a, const Ciphertext& b, bo
   const std::size_t level = a.level();
   const MultiplyTables& tables = multiply_tables(level);
   const std::size_t r_count = tables.aux->tower_count();
-
-  // Step 1: the R parts of the operands (exact centred extension), left in
-  // coefficient form: the tensor product transforms them tower by tower.
-  const auto extend = [&](const ring::RnsPoly& part) {
-    const ring::RnsPoly coefficients = part.coefficient_form();
-    auto out = ring::RnsPoly::uninitialized(tables.aux, r_count);  // written in full below
-    tables.q_to_r->convert_exact_centered(coefficients, out);
-    return out;
-  };
-  const std::array<ring::RnsPoly, 2> a_r{extend(a.parts[0]), extend(a.parts[1])};
+  const auto& q_ring = context_->ciphertext_ring();
   const bool same = &a == &b;
-  std::array<ring::RnsPoly, 2> b_r_storage;
-  if (!same) b_r_storage = {extend(b.parts[0]), extend(b.parts[1])};
-  const std::array<ring::RnsPoly, 2>& b_r = same ? a_r : b_r_storage;
 
-  // Step 2: the tensor product in Q_l and in R, in coefficient form. Each
-  // tower is transformed, multiplied and transformed back while in cache:
-  // at N = 32768 the parts of both bases (about 45 MB) far exceed the
-  // cache, and separate passes streamed them through memory four times.
-  std::array<ring::RnsPoly, 3> d_q =
-      ring::tensor_product_to_coefficients(a.parts[0], a.parts[1], b.parts[0], b.parts[1]);
+  // Step 1: a's parts exactly in R; b' = round(R b / Q) in R and in Q_l.
+  // The converters write every word of their outputs.
+  std::array<ring::RnsPoly, 2> a_r, b_r, b_q;
+  for (std::size_t k = 0; k < 2; ++k) {
+    const ring::RnsPoly a_coefficients = a.parts[k].coefficient_form();
+    a_r[k] = ring::RnsPoly::uninitialized(tables.aux, r_count);
+    tables.q_to_r->convert_exact_centered(a_coefficients, a_r[k]);
+    b_r[k] = ring::RnsPoly::uninitialized(tables.aux, r_count);
+    if (same) {
+      tables.scale_up->convert_exact_centered(a_coefficients, b_r[k]);
+    } else {
+      tables.scale_up->convert_exact_centered(b.parts[k].coefficient_form(), b_r[k]);
+    }
+    b_q[k] = ring::RnsPoly::uninitialized(q_ring, level + 1);
+    tables.r_to_q->convert_exact_centered(b_r[k], b_q[k]);
+    b_q[k].ntt();
+  }
+
+  // Step 2: d = a (x) b', in Q_l in NTT form and in R in coefficient form
+  // (each R tower transformed, multiplied and transformed back while in
+  // cache: at N = 32768 the parts far exceed the cache, and separate passes
+  // streamed them through memory several times).
+  std::array<ring::RnsPoly, 3> d_q = ring::tensor_product(a.parts[0], a.parts[1], b_q[0], b_q[1]);
   std::array<ring::RnsPoly, 3> d_r =
       ring::tensor_product_to_coefficients(a_r[0], a_r[1], b_r[0], b_r[1]);
 
-  // Steps 3 and 4: y = (t d - [t d]_Q) / Q in R, then back to Q_l. The
-  // scaled converter gives -[t d]_Q Q^-1 in R directly, so y is one fused
-  // multiply-add per tower: d (t Q^-1) + that.
+  // Step 3: c = round(t d / R) = (t d - [t d]_R) / R in Q_l: the converter
+  // gives -R^-1 [t d]_R, to which t R^-1 d is added, in NTT form (or in
+  // coefficient form for a last part that stays there).
   Ciphertext out;
   for (std::size_t k = 0; k < 3; ++k) {
-    auto remainder = ring::RnsPoly::uninitialized(tables.aux, r_count);
-    tables.scaled_q_to_r->convert_exact_centered(d_q[k], remainder);
-    parallel_for(0, r_count, [&](std::size_t j) {
-      math::fma_scalar_mod(d_r[k].tower(j), tables.t_over_q_mod_r[j], remainder.tower(j),
-                           d_r[k].tower(j), tables.aux->modulus(j));
+    auto result = ring::RnsPoly::uninitialized(q_ring, level + 1);
+    tables.scale_down->convert_exact_centered(d_r[k], result);
+    if (k < 2 || last_in_ntt) {
+      result.ntt();
+    } else {
+      d_q[k].intt();
+    }
+    parallel_for(0, level + 1, [&](std::size_t i) {
+      math::fma_scalar_mod(d_q[k].tower(i), tables.t_over_r_mod_q[i], result.tower(i),
+                           result.tower(i), result.modulus(i));
     });
-    auto result = ring::RnsPoly::uninitialized(context_->ciphertext_ring(), level + 1);
-    tables.r_to_q->convert_exact_centered(d_r[k], result);
-    if (k < 2 || last_in_ntt) result.ntt();
     out.parts.push_back(std::move(result));
   }
   return out;
