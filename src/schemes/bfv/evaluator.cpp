@@ -279,20 +279,24 @@ Ciphertext Evaluator::scaled_tensor(const Ciphertext& a, const Ciphertext& b, bo
 
   // Step 3: c = round(t d / R) = (t d - [t d]_R) / R in Q_l: the converter
   // gives -R^-1 [t d]_R, to which t R^-1 d is added, in NTT form (or in
-  // coefficient form for a last part that stays there).
+  // coefficient form for a last part that stays there), tower by tower
+  // right after its transform, while it is in cache.
   Ciphertext out;
   for (std::size_t k = 0; k < 3; ++k) {
     auto result = ring::RnsPoly::uninitialized(q_ring, level + 1);
     tables.scale_down->convert_exact_centered(d_r[k], result);
-    if (k < 2 || last_in_ntt) {
-      result.ntt();
-    } else {
-      d_q[k].intt();
-    }
+    const bool in_ntt = k < 2 || last_in_ntt;
     parallel_for(0, level + 1, [&](std::size_t i) {
+      const math::NttTables& transform = q_ring->ntt_tables(i);
+      if (in_ntt) {
+        math::ntt_forward(result.tower(i), transform);
+      } else {
+        math::ntt_inverse(d_q[k].tower(i), transform);
+      }
       math::fma_scalar_mod(d_q[k].tower(i), tables.t_over_r_mod_q[i], result.tower(i),
                            result.tower(i), result.modulus(i));
     });
+    result.declare_form(in_ntt ? ring::Form::ntt : ring::Form::coefficient);
     out.parts.push_back(std::move(result));
   }
   return out;
