@@ -291,7 +291,7 @@ Ciphertext Evaluator::scaled_tensor(const Ciphertext& a, const Ciphertext& b, bo
       if (in_ntt) {
         math::ntt_forward(result.tower(i), transform);
       } else {
-        math::ntt_inverse(d_q[k].tower(i), transform);
+        math::ntt_inverse(d_q[k].tower(i), transform);  // d_q[k] is not read again
       }
       math::fma_scalar_mod(d_q[k].tower(i), tables.t_over_r_mod_q[i], result.tower(i),
                            result.tower(i), result.modulus(i));
