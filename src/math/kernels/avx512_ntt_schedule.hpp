@@ -43,6 +43,13 @@
 //    after a forward_butterfly stage, so a policy may leave its input
 //    unreduced there (the same function where it does not);
 //  - reduce_forward_output: the forward lazy range -> [0, q).
+// The butterflies must be declared HEFT_BUTTERFLY (forced inline), as
+// transpose8 is here: when GCC once left the t = 64 stage's butterflies out
+// of line (after a third policy was instantiated in avx512/ntt.cpp), the 16
+// vectors of a superblock pair had to live in memory across the calls and
+// the transform ran 15-40% slower at every N; a semantically identical build
+// with them forced inline ran at the usual speed (BENCHMARKS.md, fourteenth
+// round). Inlining decisions can move with any change to these files.
 //
 // These files are compiled with AVX-512 flags while the rest of the library
 // is baseline x86-64. Everything here is in an anonymous namespace, so it and
@@ -59,6 +66,8 @@
 
 namespace heft::math::kernels {
 namespace {
+
+#define HEFT_BUTTERFLY [[gnu::always_inline]] static inline
 
 inline __m512i set1(uint64_t x) {
   return _mm512_set1_epi64(static_cast<long long>(x));
@@ -117,7 +126,7 @@ inline Permutes make_permutes() {
 
 // Transposes the 8 x 8 matrix of 64-bit values held in r[0..8) (row k in
 // r[k]): three rounds of eight two-source permutes. Its own inverse.
-inline void transpose8(__m512i r[8], const Permutes& p) {
+[[gnu::always_inline]] inline void transpose8(__m512i r[8], const Permutes& p) {
   __m512i t[8], u[8];
   for (int k = 0; k < 4; ++k) {  // t[2k]: columns 0,2,4,6 of rows 2k, 2k+1; t[2k+1]: 1,3,5,7
     t[2 * k] = _mm512_unpacklo_epi64(r[2 * k], r[2 * k + 1]);

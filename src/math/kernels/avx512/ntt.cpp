@@ -122,19 +122,21 @@ struct ShoupArith {
   }
 
   // Forward (Cooley-Tukey) butterfly: x, y in [0, 8q) -> x + W y, x - W y in [0, 8q).
-  static void forward_butterfly(__m512i& x, __m512i& y, const Twiddle& w, const Constants& c) {
+  HEFT_BUTTERFLY void forward_butterfly(__m512i& x, __m512i& y, const Twiddle& w,
+                                        const Constants& c) {
     const __m512i xr = reduce_once(x, c.four_q);  // [0, 4q)
     const __m512i t = mul_shoup_lazy(y, w, c.q);  // [0, 4q)
     x = _mm512_add_epi64(xr, t);
     y = _mm512_sub_epi64(_mm512_add_epi64(xr, c.four_q), t);
   }
-  static void forward_butterfly_second(__m512i& x, __m512i& y, const Twiddle& w,
-                                       const Constants& c) {
+  HEFT_BUTTERFLY void forward_butterfly_second(__m512i& x, __m512i& y, const Twiddle& w,
+                                               const Constants& c) {
     forward_butterfly(x, y, w, c);
   }
 
   // Inverse (Gentleman-Sande) butterfly: x, y in [0, 4q) -> x + y, W (x - y) in [0, 4q).
-  static void inverse_butterfly(__m512i& x, __m512i& y, const Twiddle& w, const Constants& c) {
+  HEFT_BUTTERFLY void inverse_butterfly(__m512i& x, __m512i& y, const Twiddle& w,
+                                        const Constants& c) {
     const __m512i sum = _mm512_add_epi64(x, y);                               // [0, 8q)
     const __m512i diff = _mm512_sub_epi64(_mm512_add_epi64(x, c.four_q), y);  // (0, 8q)
     x = reduce_once(sum, c.four_q);
@@ -143,8 +145,8 @@ struct ShoupArith {
 
   // Last inverse stage (m = 1) with 1/N folded in: the Shoup products take the
   // unreduced sum and difference (< 8q) and the outputs are reduced to [0, q).
-  static void inverse_butterfly_last(__m512i& x, __m512i& y, const Twiddle& inv_n,
-                                     const Twiddle& inv_n_root, const Constants& c) {
+  HEFT_BUTTERFLY void inverse_butterfly_last(__m512i& x, __m512i& y, const Twiddle& inv_n,
+                                             const Twiddle& inv_n_root, const Constants& c) {
     const __m512i sum = _mm512_add_epi64(x, y);
     const __m512i diff = _mm512_sub_epi64(_mm512_add_epi64(x, c.four_q), y);
     x = reduce_from_4q(mul_shoup_lazy(sum, inv_n, c.q), c);

@@ -67,19 +67,21 @@ struct Ifma52Arith {
   }
 
   // Forward (Cooley-Tukey) butterfly: x, y in [0, 4q) -> x + W y, x - W y in [0, 4q).
-  static void forward_butterfly(__m512i& x, __m512i& y, const Twiddle& w, const Constants& c) {
+  HEFT_BUTTERFLY void forward_butterfly(__m512i& x, __m512i& y, const Twiddle& w,
+                                        const Constants& c) {
     const __m512i xr = reduce_once(x, c.two_q);  // [0, 2q)
     const __m512i t = mul_shoup_lazy(y, w, c);   // [0, 2q)
     x = _mm512_add_epi64(xr, t);
     y = _mm512_sub_epi64(_mm512_add_epi64(xr, c.two_q), t);
   }
-  static void forward_butterfly_second(__m512i& x, __m512i& y, const Twiddle& w,
-                                       const Constants& c) {
+  HEFT_BUTTERFLY void forward_butterfly_second(__m512i& x, __m512i& y, const Twiddle& w,
+                                               const Constants& c) {
     forward_butterfly(x, y, w, c);
   }
 
   // Inverse (Gentleman-Sande) butterfly: x, y in [0, 2q) -> x + y, W (x - y) in [0, 2q).
-  static void inverse_butterfly(__m512i& x, __m512i& y, const Twiddle& w, const Constants& c) {
+  HEFT_BUTTERFLY void inverse_butterfly(__m512i& x, __m512i& y, const Twiddle& w,
+                                        const Constants& c) {
     const __m512i sum = _mm512_add_epi64(x, y);                              // [0, 4q)
     const __m512i diff = _mm512_sub_epi64(_mm512_add_epi64(x, c.two_q), y);  // (0, 4q)
     x = reduce_once(sum, c.two_q);
@@ -88,8 +90,8 @@ struct Ifma52Arith {
 
   // Last inverse stage (m = 1) with 1/N folded in: the products take the
   // unreduced sum and difference (< 4q < 2^52) and land in [0, 2q), then [0, q).
-  static void inverse_butterfly_last(__m512i& x, __m512i& y, const Twiddle& inv_n,
-                                     const Twiddle& inv_n_root, const Constants& c) {
+  HEFT_BUTTERFLY void inverse_butterfly_last(__m512i& x, __m512i& y, const Twiddle& inv_n,
+                                             const Twiddle& inv_n_root, const Constants& c) {
     const __m512i sum = _mm512_add_epi64(x, y);
     const __m512i diff = _mm512_sub_epi64(_mm512_add_epi64(x, c.two_q), y);
     x = reduce_once(mul_shoup_lazy(sum, inv_n, c), c.q);
@@ -103,14 +105,15 @@ struct Ifma52Arith {
 // second leaves X as it is (W*Y still has Y < 2^52) and outputs [0, 8q).
 // One reduction per two butterflies instead of two.
 struct Ifma52HalfReducedArith : Ifma52Arith {
-  static void forward_butterfly(__m512i& x, __m512i& y, const Twiddle& w, const Constants& c) {
+  HEFT_BUTTERFLY void forward_butterfly(__m512i& x, __m512i& y, const Twiddle& w,
+                                        const Constants& c) {
     const __m512i xr = reduce_once(x, c.four_q);  // [0, 4q)
     const __m512i t = mul_shoup_lazy(y, w, c);    // [0, 2q)
     x = _mm512_add_epi64(xr, t);                  // [0, 6q)
     y = _mm512_sub_epi64(_mm512_add_epi64(xr, c.two_q), t);
   }
-  static void forward_butterfly_second(__m512i& x, __m512i& y, const Twiddle& w,
-                                       const Constants& c) {
+  HEFT_BUTTERFLY void forward_butterfly_second(__m512i& x, __m512i& y, const Twiddle& w,
+                                               const Constants& c) {
     const __m512i t = mul_shoup_lazy(y, w, c);  // y < 6q: [0, 2q)
     y = _mm512_sub_epi64(_mm512_add_epi64(x, c.two_q), t);
     x = _mm512_add_epi64(x, t);  // [0, 8q)
