@@ -186,6 +186,35 @@ void register_ckks(const ParameterSet& set) {
     for (auto _ : state)
       benchmark::DoNotOptimize(s.evaluator->rotate_hoisted(s.a, steps, s.galois));
   });
+  // A linear transform's inner sum over 8 rotations (no OpenFHE counterpart
+  // by this name): sum_j d_j * rotate(a, j) with one decomposition and one
+  // division by P (dot_rotations_plain), and the same sum from hoisted
+  // rotations, plain products and additions.
+  const auto diagonals = [](CkksSetup& s) {
+    std::vector<heft::ckks::ExtendedPlaintext> d;
+    const std::size_t level = s.a.level();
+    for (int j = 0; j < 8; ++j)
+      d.push_back(s.encoder->encode_extended(s.values, s.evaluator->scale_at(level), level));
+    return d;
+  };
+  reg("DotRotationsPlain8", [diagonals](benchmark::State& state, CkksSetup& s) {
+    const std::vector<int64_t> steps = {1, 2, 3, 4, 5, 6, 7, 8};
+    const auto d = diagonals(s);
+    for (auto _ : state)
+      benchmark::DoNotOptimize(s.evaluator->dot_rotations_plain(s.a, steps, d, s.galois));
+  });
+  reg("DotRotationsPlain8Separate", [](benchmark::State& state, CkksSetup& s) {
+    const std::vector<int64_t> steps = {1, 2, 3, 4, 5, 6, 7, 8};
+    const std::size_t level = s.a.level();
+    const auto d = s.encoder->encode(s.values, s.evaluator->scale_at(level), level);
+    for (auto _ : state) {
+      auto rotations = s.evaluator->rotate_hoisted(s.a, steps, s.galois);
+      auto sum = s.evaluator->multiply_plain(rotations[0], d);
+      for (std::size_t j = 1; j < rotations.size(); ++j)
+        s.evaluator->add_inplace(sum, s.evaluator->multiply_plain(rotations[j], d));
+      benchmark::DoNotOptimize(sum);
+    }
+  });
 }
 
 // ---- BFV and BGV on SEAL's primes, t = 65537 (a batching prime for N <= 32768) ----

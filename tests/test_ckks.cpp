@@ -502,6 +502,72 @@ TEST(Ckks, AutomaticAlignmentAndManualRefusal) {
   EXPECT_THROW((void)manual.eval.add(p, m_top), MismatchError);
 }
 
+// The inner sum of a baby-step / giant-step transform with one division by
+// P: sum_j d_j * rotate(x, s_j) against complex doubles and against the same
+// sum made of separate rotations, plain products and additions.
+TEST(Ckks, DotRotationsPlainMatchesComplexDoubles) {
+  std::mt19937_64 rng(21);
+  for (std::size_t dnum : {std::size_t{1}, std::size_t{3}}) {
+    const rlwe::Parameters params = small_params(4096, 3, dnum);
+    Fixture f(params);
+    const std::size_t slots = f.slots();
+    const std::vector<int64_t> steps = {0, 1, 2, 5, -3};
+    const std::vector<int64_t> key_steps = {1, 2, 5, -3};
+    const rlwe::GaloisKeys keys = f.keygen.create_galois_keys(key_steps);
+    const Vec x = random_vector(slots, rng);
+    const std::size_t level = f.context->max_level() - 1;  // below the top, as in a circuit
+    const Ciphertext cx = f.encrypt(x, level);
+    std::vector<ExtendedPlaintext> diagonals;
+    std::vector<Vec> d;
+    Vec want(slots, 0.0);
+    for (std::size_t j = 0; j < steps.size(); ++j) {
+      d.push_back(random_vector(slots, rng));
+      diagonals.push_back(f.encoder.encode_extended(d[j], f.eval.scale_at(level), level));
+      const auto n = static_cast<int64_t>(slots);
+      for (std::size_t i = 0; i < slots; ++i) {
+        const auto from =
+            static_cast<std::size_t>(((static_cast<int64_t>(i) + steps[j]) % n + n) % n);
+        want[i] += d[j][i] * x[from];
+      }
+    }
+    const Ciphertext before = cx.clone();
+    const Ciphertext sum = f.eval.dot_rotations_plain(cx, steps, diagonals, keys);
+    EXPECT_EQ(sum.level(), level);
+    EXPECT_DOUBLE_EQ(sum.scale, cx.scale * f.eval.scale_at(level));
+    const double hoisted = expect_close(f.decrypt(sum), want, -17, "dot_rotations_plain");
+
+    Ciphertext long_way;
+    for (std::size_t j = 0; j < steps.size(); ++j) {
+      const Ciphertext term = f.eval.multiply_plain(
+          f.eval.rotate(cx, steps[j], keys), f.encoder.encode(d[j], f.eval.scale_at(level), level));
+      long_way = j == 0 ? term.clone() : f.eval.add(long_way, term);
+    }
+    const double separate = expect_close(f.decrypt(long_way), want, -17, "rotations one by one");
+    // One division by P instead of one per rotation: no larger error.
+    EXPECT_LT(hoisted, separate + 1.0) << "dnum " << dnum;
+    EXPECT_EQ(f.decrypt(cx), f.decrypt(before));  // the operand is untouched
+
+    // The identity's lifted term divides back exactly.
+    const auto lifted = rlwe::lift_to_extended(*f.context, cx.parts[0], cx.parts[1]);
+    EXPECT_TRUE(rlwe::mod_down(*f.context, lifted[0].clone()) == cx.parts[0]);
+    EXPECT_TRUE(rlwe::mod_down(*f.context, lifted[1].clone()) == cx.parts[1]);
+
+    // Bad input: a step without its own key, one diagonal too few, a
+    // diagonal of another context.
+    const std::vector<int64_t> missing = {0, 4};
+    EXPECT_THROW((void)f.eval.dot_rotations_plain(cx, missing, std::span(diagonals).first(2), keys),
+                 InvalidArgument);
+    EXPECT_THROW((void)f.eval.dot_rotations_plain(cx, steps, std::span(diagonals).first(4), keys),
+                 InvalidArgument);
+    Fixture other(params);
+    std::vector<ExtendedPlaintext> foreign;
+    foreign.push_back(other.encoder.encode_extended(d[0], f.eval.scale_at(level), level));
+    const std::vector<int64_t> zero = {0};
+    EXPECT_THROW((void)f.eval.dot_rotations_plain(cx, zero, foreign, keys), MismatchError);
+    EXPECT_EQ(f.decrypt(cx), f.decrypt(before));
+  }
+}
+
 TEST(Ckks, BadInputIsRefused) {
   const rlwe::Parameters params = small_params(2048, 2, 1);
   Fixture a(params), b(params);

@@ -161,6 +161,22 @@ TEST(Guide, CkksWalkthrough) {
   for (std::size_t k = 0; k < hoisted_steps.size(); ++k)
     EXPECT_LT(max_error(dec(rotations[k]), rotated(hoisted_steps[k])), rotation_bound);
 
+  // ---- guide: ckks-linear-transform
+  // sum_j y * rotate(x, baby_steps[j]): one decomposition and one division by P.
+  std::vector<int64_t> baby_steps = {0, 1, 4};  // each nonzero step needs its own key
+  std::vector<heft::ckks::ExtendedPlaintext> diagonals;
+  for (std::size_t j = 0; j < baby_steps.size(); ++j)
+    diagonals.push_back(encoder.encode_extended(y, eval.scale_at(top), top));
+  auto inner = eval.dot_rotations_plain(cx, baby_steps, diagonals, galois);
+  // ---- end guide
+  std::vector<double> want_inner(slots, 0.0);
+  for (const int64_t step : baby_steps) {
+    const auto r = rotated(step);
+    for (std::size_t i = 0; i < slots; ++i)
+      want_inner[i] += y[i] * r[i];
+  }
+  EXPECT_LT(max_error(dec(inner), want_inner), rotation_bound);
+
   // ---- guide: ckks-manual
   heft::ckks::Evaluator manual(context, heft::ckks::ScaleMode::manual);
   auto square = manual.multiply(cx, cx, relin);  // level top, scale 2^80: not rescaled for you

@@ -494,4 +494,46 @@ std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::Rn
                               galois_key);
 }
 
+std::array<ExtendedPoly, 2> apply_galois_extended(const Context& context, const ring::RnsPoly& c0,
+                                                  const DecomposedPoly& c1_digits,
+                                                  const KeySwitchKey& galois_key) {
+  detail::require_decomposed(context, c1_digits, "apply_galois_extended");
+  require_galois(context, c0, c1_digits.level + 1, galois_key);
+  // With the key stored as sigma^-1(k): sigma(D0 + P c0) + sigma(D1) s =
+  // P sigma(c0 + c1 s) + sigma(e) over Q_l * P (see the file comment).
+  auto products = inner_product_of(context, c1_digits, galois_key);
+  const uint64_t g = galois_key.galois_element;
+  std::array<ExtendedPoly, 2> out;
+  for (std::size_t k = 0; k < 2; ++k)
+    out[k] = {products[k].q.automorphism(g), products[k].p.automorphism(g)};
+  // P c0 is 0 modulo P: only the Q towers take it.
+  ring::RnsPoly lifted = c0.automorphism(g);
+  lifted.multiply_scalar(
+      std::span<const uint64_t>(context.special_product_mod_q()).first(lifted.tower_count()));
+  out[0].q += lifted;
+  return out;
+}
+
+std::array<ExtendedPoly, 2> lift_to_extended(const Context& context, const ring::RnsPoly& c0,
+                                             const ring::RnsPoly& c1) {
+  if (!context.supports_key_switching()) {
+    throw InvalidArgument("lift_to_extended: these parameters have no special primes");
+  }
+  require_ntt_in_ring(context, c0, "lift_to_extended");
+  require_ntt_in_ring(context, c1, "lift_to_extended");
+  if (c0.tower_count() != c1.tower_count()) {
+    throw MismatchError("lift_to_extended: c0 and c1 are at different levels");
+  }
+  const std::span<const uint64_t> p_mod_q =
+      std::span<const uint64_t>(context.special_product_mod_q()).first(c0.tower_count());
+  std::array<ExtendedPoly, 2> out;
+  const ring::RnsPoly* parts[2] = {&c0, &c1};
+  for (std::size_t k = 0; k < 2; ++k) {
+    out[k].q = parts[k]->clone();
+    out[k].q.multiply_scalar(p_mod_q);
+    out[k].p = ring::RnsPoly(context.special_ring(), context.special_count(), ring::Form::ntt);
+  }
+  return out;
+}
+
 }  // namespace heft::rlwe

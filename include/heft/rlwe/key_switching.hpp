@@ -7,9 +7,11 @@
 //
 // switch_key() chains them for relinearization; apply_galois() chains them
 // for rotations, and hoisted rotations call it many times on one
-// decomposition. All polynomials are in NTT form, except that the polynomial
-// to decompose may come in either form: digits are cut from its coefficients,
-// so a caller that has them (BFV's tensor product) saves the inverse NTTs.
+// decomposition. apply_galois_extended() stops before stage 3, so that a sum
+// of rotations times plaintexts over Q_l * P is divided by P once (a linear
+// transform's "reduce once per giant step"; ckks::Evaluator::dot_rotations_plain). All polynomials
+// are in NTT form, except that the polynomial to decompose may come in either form: digits are cut
+// from its coefficients, so a caller that has them (BFV's tensor product) saves the inverse NTTs.
 //
 // Rotations and Galois keys: a Galois key for g is stored permuted by
 // X -> X^(g^-1) (KeySwitchKey::galois_element records g). Then
@@ -108,5 +110,21 @@ std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::Rn
 // decompose_and_multiply).
 std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
                                           const ring::RnsPoly& c1, const KeySwitchKey& galois_key);
+
+// For sums of rotations divided by P once ("reduce once per giant step" in
+// a baby-step / giant-step linear transform): the automorphism X -> X^g of
+// (c0, c1) without stage 3, (y0, y1) over Q_l * P with
+//   y0 + y1 s = P sigma_g(c0 + c1 s) + e  (mod Q_l * P),
+// e the key switch's error before its division by P. Such images, each
+// multiplied by a plaintext given over Q_l * P and added up, become a
+// ciphertext over Q_l with one mod_down per part (with the keys' error
+// scale), whose error is that of a single key switch. c1_digits =
+// decompose(c1), shared by every g.
+std::array<ExtendedPoly, 2> apply_galois_extended(const Context& context, const ring::RnsPoly& c0,
+                                                  const DecomposedPoly& c1_digits,
+                                                  const KeySwitchKey& galois_key);
+// (P c0, P c1) over Q_l * P (P parts zero): the identity's term of such a sum.
+std::array<ExtendedPoly, 2> lift_to_extended(const Context& context, const ring::RnsPoly& c0,
+                                             const ring::RnsPoly& c1);
 
 }  // namespace heft::rlwe

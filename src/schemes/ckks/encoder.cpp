@@ -307,18 +307,18 @@ uint64_t Encoder::reduce_integer(double value, std::size_t tower) const {
   return value < 0 ? q.negate(residue) : residue;
 }
 
-rlwe::Plaintext Encoder::encode(std::span<const std::complex<double>> values, double scale,
-                                std::size_t level, std::size_t slots) const {
-  const std::size_t n = resolve_slots(slots, "encode");
-  check_level(level, "encode");
-  check_scale(scale, "encode");
+std::vector<double> Encoder::rounded_coefficients(std::span<const std::complex<double>> values,
+                                                  double scale, std::size_t level, std::size_t n,
+                                                  const char* operation) const {
+  check_level(level, operation);
+  check_scale(scale, operation);
   if (values.size() > n) {
-    throw InvalidArgument("CKKS encode: " + std::to_string(values.size()) +
+    throw InvalidArgument("CKKS " + std::string(operation) + ": " + std::to_string(values.size()) +
                           " values do not fit in " + std::to_string(n) + " slots");
   }
   for (std::size_t k = 0; k < values.size(); ++k) {
     if (!std::isfinite(values[k].real()) || !std::isfinite(values[k].imag())) {
-      throw InvalidArgument("CKKS encode: value " + std::to_string(k) +
+      throw InvalidArgument("CKKS " + std::string(operation) + ": value " + std::to_string(k) +
                             " is not finite (NaN or infinity)");
     }
   }
@@ -339,8 +339,49 @@ rlwe::Plaintext Encoder::encode(std::span<const std::complex<double>> values, do
     coefficients[k + n] = im;
     largest = std::max({largest, std::fabs(re), std::fabs(im)});
   }
-  check_fits(finite ? largest : HUGE_VAL, scale, level, "encode");
-  return make_plaintext(coefficients, scale, level, n);
+  check_fits(finite ? largest : HUGE_VAL, scale, level, operation);
+  return coefficients;
+}
+
+rlwe::Plaintext Encoder::encode(std::span<const std::complex<double>> values, double scale,
+                                std::size_t level, std::size_t slots) const {
+  const std::size_t n = resolve_slots(slots, "encode");
+  return make_plaintext(rounded_coefficients(values, scale, level, n, "encode"), scale, level, n);
+}
+
+ExtendedPlaintext Encoder::encode_extended(std::span<const std::complex<double>> values,
+                                           double scale, std::size_t level,
+                                           std::size_t slots) const {
+  if (!context_->supports_key_switching()) {
+    throw InvalidArgument("CKKS encode_extended: these parameters have no special primes");
+  }
+  const std::size_t n = resolve_slots(slots, "encode_extended");
+  const std::vector<double> coefficients =
+      rounded_coefficients(values, scale, level, n, "encode_extended");
+  rlwe::Plaintext q_part = make_plaintext(coefficients, scale, level, n);
+  // The same integers modulo each special prime (a few towers: plain scalar code).
+  const auto& p_ring = context_->special_ring();
+  const std::size_t gap = degree_ / coefficients.size();
+  ring::RnsPoly p_part(p_ring, context_->special_count());
+  for (std::size_t k = 0; k < p_part.tower_count(); ++k) {
+    const math::Modulus& p = p_ring->modulus(k);
+    const std::span<uint64_t> tower = p_part.tower(k);
+    for (std::size_t j = 0; j < coefficients.size(); ++j) {
+      const SplitInteger split = split_integer(std::fabs(coefficients[j]));
+      uint64_t residue = p.reduce(split.magnitude);
+      if (split.shift != 0) residue = p.mul(residue, p.pow(2, split.shift));
+      tower[j * gap] = coefficients[j] < 0 ? p.negate(residue) : residue;
+    }
+  }
+  p_part.ntt();
+  return {{std::move(q_part.poly), std::move(p_part)}, scale, n};
+}
+
+ExtendedPlaintext Encoder::encode_extended(std::span<const double> values, double scale,
+                                           std::size_t level, std::size_t slots) const {
+  std::vector<std::complex<double>> complex_values(values.begin(), values.end());
+  return encode_extended(std::span<const std::complex<double>>(complex_values), scale, level,
+                         slots);
 }
 
 rlwe::Plaintext Encoder::encode(std::span<const double> values, double scale, std::size_t level,

@@ -725,6 +725,84 @@ std::vector<Ciphertext> Evaluator::rotate_hoisted(const Ciphertext& a,
   return out;
 }
 
+Ciphertext Evaluator::dot_rotations_plain(const Ciphertext& a, std::span<const int64_t> steps,
+                                          std::span<const ExtendedPlaintext> diagonals,
+                                          const rlwe::GaloisKeys& keys) const {
+  constexpr const char* kOperation = "dot_rotations_plain";
+  check(a, kOperation);
+  check_keys(keys, kOperation);
+  if (a.size() != 2) throw InvalidArgument("dot_rotations_plain: relinearize the ciphertext first");
+  if (steps.empty() || steps.size() != diagonals.size()) {
+    throw InvalidArgument(
+        "dot_rotations_plain: needs one diagonal per step and at least one step (" +
+        std::to_string(steps.size()) + " steps, " + std::to_string(diagonals.size()) +
+        " diagonals)");
+  }
+  const ExtendedPlaintext& first = diagonals[0];
+  for (const ExtendedPlaintext& d : diagonals) {
+    if (d.poly.q.empty() || d.poly.q.context() != context_->ciphertext_ring() || d.poly.p.empty() ||
+        d.poly.p.context() != context_->special_ring() || !d.poly.q.is_ntt() ||
+        !d.poly.p.is_ntt()) {
+      throw MismatchError(
+          "dot_rotations_plain: a diagonal is not an encode_extended plaintext of this context");
+    }
+    if (d.scale != first.scale || d.level() != first.level()) {
+      throw MismatchError("dot_rotations_plain: the diagonals differ in scale or level");
+    }
+  }
+  std::optional<Ciphertext> storage;
+  const Ciphertext* x = &settled_operand(a, storage);
+  if (first.level() < x->level()) {
+    if (mode_ == ScaleMode::manual) {
+      throw MismatchError("dot_rotations_plain: the diagonals are at level " +
+                          std::to_string(first.level()) + ", below the ciphertext's level " +
+                          std::to_string(x->level()));
+    }
+    x = &operand_at_level(*x, first.level(), storage, kOperation);
+  }
+  const std::size_t level = x->level();
+  const double scale = x->scale * first.scale;
+  check_scale_fits(scale, level, kOperation);
+  const int64_t slots = static_cast<int64_t>(x->slots != 0 ? x->slots : context_->degree() / 2);
+  std::vector<uint64_t> elements;
+  for (const int64_t step : steps) {  // every key present before any work
+    int64_t reduced = step % slots;
+    if (reduced < 0) reduced += slots;
+    const uint64_t g = reduced == 0 ? 1 : key_element_for_step(step, reduced, slots, keys);
+    if (g != 1) (void)keys.at(g, kOperation, step);
+    elements.push_back(g);
+  }
+
+  const rlwe::DecomposedPoly digits = rlwe::decompose(*context_, x->parts[1]);
+  std::array<rlwe::ExtendedPoly, 2> sum;
+  for (auto& part : sum) {
+    part.q = ring::RnsPoly(context_->ciphertext_ring(), level + 1, ring::Form::ntt);
+    part.p = ring::RnsPoly(context_->special_ring(), context_->special_count(), ring::Form::ntt);
+  }
+  std::size_t combined = x->slots;
+  for (std::size_t j = 0; j < elements.size(); ++j) {
+    const auto image =
+        elements[j] == 1
+            ? rlwe::lift_to_extended(*context_, x->parts[0], x->parts[1])
+            : rlwe::apply_galois_extended(*context_, x->parts[0], digits, keys.at(elements[j]));
+    const ExtendedPlaintext& d = diagonals[j];
+    ring::RnsPoly d_q = d.poly.q.clone();
+    if (d_q.tower_count() > level + 1) d_q.drop_last_towers(d_q.tower_count() - level - 1);
+    for (std::size_t k = 0; k < 2; ++k) {
+      sum[k].q.add_product(image[k].q, d_q);
+      sum[k].p.add_product(image[k].p, d.poly.p);
+    }
+    combined = combined_slots(combined, d.slots);
+  }
+  Ciphertext out;
+  out.parts.push_back(rlwe::mod_down(*context_, std::move(sum[0])));
+  out.parts.push_back(rlwe::mod_down(*context_, std::move(sum[1])));
+  out.scale = scale;
+  out.slots = combined;
+  out.needs_rescale = true;
+  return out;
+}
+
 Ciphertext Evaluator::sum_slots(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {
   check(a, "sum_slots");
   const std::size_t slots = a.slots != 0 ? a.slots : context_->degree() / 2;

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "heft/rlwe/context.hpp"
+#include "heft/rlwe/keys.hpp"
 #include "heft/rlwe/plaintext.hpp"
 #include "heft/schemes/ckks/special_fft.hpp"
 
@@ -41,6 +42,14 @@ namespace heft::ckks {
 namespace detail {
 class TowerAgreementCheck;
 }
+
+// A plaintext given over Q_level * P: its special-prime towers too (NTT form).
+struct ExtendedPlaintext {
+  rlwe::ExtendedPoly poly;
+  double scale = 1.0;
+  std::size_t slots = 0;
+  [[nodiscard]] std::size_t level() const noexcept { return poly.q.tower_count() - 1; }
+};
 
 class Encoder {
  public:
@@ -64,6 +73,16 @@ class Encoder {
   [[nodiscard]] rlwe::Plaintext encode(std::span<const double> values, double scale,
                                        std::size_t level, std::size_t slots = 0) const;
 
+  // encode()'s integers over Q_level and over the special primes P as well,
+  // for products with key switching's images over Q_level * P
+  // (Evaluator::dot_rotations_plain). Throws what encode() throws, and
+  // InvalidArgument if the parameters have no special primes.
+  [[nodiscard]] ExtendedPlaintext encode_extended(std::span<const std::complex<double>> values,
+                                                  double scale, std::size_t level,
+                                                  std::size_t slots = 0) const;
+  [[nodiscard]] ExtendedPlaintext encode_extended(std::span<const double> values, double scale,
+                                                  std::size_t level, std::size_t slots = 0) const;
+
   // `value` in every slot: the polynomial round(Re * scale) +
   // round(Im * scale) * X^(N/2), written straight into NTT form (no FFT, no
   // NTT), so scalar additions and multiplications stay cheap. Same checks.
@@ -85,6 +104,11 @@ class Encoder {
   static void check_scale(double scale, const char* operation);
   // Throws unless 2 * magnitude < Q_level (magnitude: a non-negative integer).
   void check_fits(double magnitude, double scale, std::size_t level, const char* operation) const;
+  // encode()'s checks, FFT and rounding: the 2 n integer-valued coefficients
+  // (position k * gap) of n values at `scale`, checked to fit Q_level.
+  [[nodiscard]] std::vector<double> rounded_coefficients(
+      std::span<const std::complex<double>> values, double scale, std::size_t level, std::size_t n,
+      const char* operation) const;
   // An integer-valued double reduced modulo the modulus of `tower`.
   [[nodiscard]] uint64_t reduce_integer(double value, std::size_t tower) const;
   // 2 * slots integer-valued coefficients (position k * gap) into a plaintext.

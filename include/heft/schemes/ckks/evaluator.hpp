@@ -35,6 +35,7 @@
 #include "heft/rlwe/key_switching.hpp"
 #include "heft/rlwe/keys.hpp"
 #include "heft/rlwe/plaintext.hpp"
+#include "heft/schemes/ckks/encoder.hpp"
 
 namespace heft::ckks {
 
@@ -112,6 +113,18 @@ class Evaluator {
   [[nodiscard]] std::vector<Ciphertext> rotate_hoisted(const Ciphertext& a,
                                                        std::span<const int64_t> steps,
                                                        const rlwe::GaloisKeys& keys) const;
+  // sum_j diagonals[j] * rotate(a, steps[j]), with one key-switching
+  // decomposition of a and one division by P for the whole sum: the inner
+  // sum of a baby-step / giant-step linear transform ("reduce once per giant
+  // step"; rlwe::apply_galois_extended). Each nonzero step needs its own key
+  // (no composition); the diagonals come from Encoder::encode_extended, all
+  // with one scale, at a's level or above (automatic mode: a is first brought
+  // down to theirs if they are lower). The result has a's level and scale
+  // times the diagonals', a product to rescale, and the error of one key
+  // switch rather than one per rotation.
+  [[nodiscard]] Ciphertext dot_rotations_plain(const Ciphertext& a, std::span<const int64_t> steps,
+                                               std::span<const ExtendedPlaintext> diagonals,
+                                               const rlwe::GaloisKeys& keys) const;
   // Every slot becomes the sum of all slots (needs power-of-two rotation keys).
   [[nodiscard]] Ciphertext sum_slots(const Ciphertext& a, const rlwe::GaloisKeys& keys) const;
   // The automorphism X -> X^g with its key (g = 5^step or 2N - 1).
