@@ -741,7 +741,8 @@ Ciphertext Evaluator::dot_rotations_plain(const Ciphertext& a, std::span<const i
   const ExtendedPlaintext& first = diagonals[0];
   for (const ExtendedPlaintext& d : diagonals) {
     if (d.poly.q.empty() || d.poly.q.context() != context_->ciphertext_ring() || d.poly.p.empty() ||
-        d.poly.p.context() != context_->special_ring() || !d.poly.q.is_ntt() ||
+        d.poly.p.context() != context_->special_ring() ||
+        d.poly.p.tower_count() != context_->special_count() || !d.poly.q.is_ntt() ||
         !d.poly.p.is_ntt()) {
       throw MismatchError(
           "dot_rotations_plain: a diagonal is not an encode_extended plaintext of this context");
