@@ -535,6 +535,14 @@ TEST(Ckks, DotRotationsPlainMatchesComplexDoubles) {
     EXPECT_EQ(sum.level(), level);
     EXPECT_DOUBLE_EQ(sum.scale, cx.scale * f.eval.scale_at(level));
     const double hoisted = expect_close(f.decrypt(sum), want, -17, "dot_rotations_plain");
+    // Diagonals above the ciphertext's level are cut to its towers.
+    std::vector<ExtendedPlaintext> higher;
+    for (const Vec& dj : d) {
+      const std::size_t top = f.context->max_level();
+      higher.push_back(f.encoder.encode_extended(dj, f.eval.scale_at(top), top));
+    }
+    expect_close(f.decrypt(f.eval.dot_rotations_plain(cx, steps, higher, keys)), want, -17,
+                 "dot_rotations_plain, higher diagonals");
 
     Ciphertext long_way;
     for (std::size_t j = 0; j < steps.size(); ++j) {

@@ -787,8 +787,13 @@ Ciphertext Evaluator::dot_rotations_plain(const Ciphertext& a, std::span<const i
             ? rlwe::lift_to_extended(*context_, x->parts[0], x->parts[1])
             : rlwe::apply_galois_extended(*context_, x->parts[0], digits, keys.at(elements[j]));
     const ExtendedPlaintext& d = diagonals[j];
-    ring::RnsPoly d_q = d.poly.q.clone();
-    if (d_q.tower_count() > level + 1) d_q.drop_last_towers(d_q.tower_count() - level - 1);
+    // A copy cut to the ciphertext's towers only when the diagonal has more.
+    ring::RnsPoly cut;
+    if (d.poly.q.tower_count() > level + 1) {
+      cut = d.poly.q.clone();
+      cut.drop_last_towers(cut.tower_count() - level - 1);
+    }
+    const ring::RnsPoly& d_q = cut.empty() ? d.poly.q : cut;
     for (std::size_t k = 0; k < 2; ++k) {
       sum[k].q.add_product(image[k].q, d_q);
       sum[k].p.add_product(image[k].p, d.poly.p);
