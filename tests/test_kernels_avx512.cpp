@@ -7,6 +7,7 @@
 // only on CPUs that have the instructions (skipped elsewhere).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfenv>
 #include <cmath>
 #include <cstddef>
@@ -726,8 +727,14 @@ TEST_P(KernelLevelTest, PermuteBlocks) {
       std::vector<uint64_t> gathered(n), out(n, 0);
       for (std::size_t k = 0; k < n; ++k)
         gathered[k] = in[map[k]];
-      level.permute_blocks(out.data(), in.data(), map.data(), n);
+      level.permute_blocks(out.data(), in.data(), map.data(), n, n);
       ASSERT_EQ(out, gathered) << level.name << " N = " << n << " g = " << g;
+      // A run of outputs [start, start + count): the map's entries from start.
+      const std::size_t start = n >= 16 ? n / 2 : 0, count = n / 4 >= 8 ? n / 4 : 8;
+      std::vector<uint64_t> part(count, 0);
+      level.permute_blocks(part.data(), in.data(), map.data() + start, count, n);
+      ASSERT_TRUE(std::equal(part.begin(), part.end(), gathered.begin() + start))
+          << level.name << " N = " << n << " g = " << g << ", outputs from " << start;
     }
     std::vector<uint32_t> arbitrary(n);
     for (auto& index : arbitrary)
@@ -737,9 +744,9 @@ TEST_P(KernelLevelTest, PermuteBlocks) {
       for (std::size_t j = 0; j < 8; ++j)
         expected[block + j] = in[(arbitrary[block] / 8 % (n / 8)) * 8 + arbitrary[block + j] % 8];
     }
-    level.permute_blocks(out.data(), in.data(), arbitrary.data(), n);
+    level.permute_blocks(out.data(), in.data(), arbitrary.data(), n, n);
     ASSERT_EQ(out, expected) << level.name << " arbitrary map, N = " << n;
-    kScalar.permute_blocks(out.data(), in.data(), arbitrary.data(), n);
+    kScalar.permute_blocks(out.data(), in.data(), arbitrary.data(), n, n);
     ASSERT_EQ(out, expected) << "scalar, arbitrary map, N = " << n;
   }
 }

@@ -17,6 +17,7 @@
 #include "heft/math/modulus.hpp"
 #include "heft/math/ntt_tables.hpp"
 #include "heft/math/primes.hpp"
+#include "heft/ring/automorphism.hpp"
 #include "heft/util/cpu_features.hpp"
 
 namespace heft::math {
@@ -369,6 +370,67 @@ TEST(Eltwise, EverySupportedLevelMatchesInt128) {
 // 8, the avx2 and avx512 split sums after 8 terms at 60 bits, 16 at 59 and
 // 256 at 55), lengths
 // around its blocks, and all-maximal inputs (the largest sums).
+// fma_permuted_mod against the gather (for automorphism maps, and by the
+// block formula for arbitrary maps) and an exact multiply-add, at lengths
+// below, at and above its 1024-value chunk, in place on the addend and on the
+// multiplier.
+TEST(Eltwise, FmaPermutedMatchesGatherThenInt128AtEveryLevel) {
+  std::mt19937_64 rng(17);
+  for (Isa isa : supported_isas()) {
+    for (int bits : {20, 49, 50, 55, 60, 61}) {
+      if (isa == Isa::ifma && bits > 50) continue;
+      const Modulus q = generate_ntt_primes(bits, 8, 1)[0];
+      const uint64_t qv = q.value();
+      for (std::size_t n :
+           {std::size_t{8}, std::size_t{64}, std::size_t{1024}, std::size_t{4096}}) {
+        const auto in = random_values(n, qv, rng), a = random_values(n, qv, rng),
+                   c = random_values(n, qv, rng);
+        std::vector<std::vector<uint32_t>> maps;
+        for (uint64_t g : {uint64_t{3}, uint64_t{5}, 2 * n - 1})
+          maps.push_back(ring::make_ntt_automorphism_map(n, g));
+        std::vector<uint32_t> arbitrary(n);
+        for (auto& index : arbitrary)
+          index = static_cast<uint32_t>(rng());
+        maps.push_back(arbitrary);
+        for (const auto& map : maps) {
+          std::vector<uint64_t> want(n);
+          for (std::size_t k = 0; k < n; ++k) {
+            const std::size_t block = k & ~std::size_t{7};
+            const uint64_t permuted = in[(map[block] / 8 % (n / 8)) * 8 + map[k] % 8];
+            want[k] = static_cast<uint64_t>((static_cast<u128>(a[k]) * permuted + c[k]) % qv);
+          }
+          std::vector<uint64_t> out(n, 0);
+          fma_permuted_mod(a, in, map, c, out, q, isa);
+          ASSERT_EQ(out, want) << to_string(isa) << " bits=" << bits << " n=" << n;
+          out = c;  // accumulating in place, as a linear transform's sum does
+          fma_permuted_mod(a, in, map, out, out, q, isa);
+          ASSERT_EQ(out, want) << "in place on the addend, " << to_string(isa);
+          out = a;
+          fma_permuted_mod(out, in, map, c, out, q, isa);
+          ASSERT_EQ(out, want) << "in place on the multiplier, " << to_string(isa);
+        }
+      }
+    }
+  }
+}
+
+TEST(Eltwise, FmaPermutedRefusesBadShapesWithoutWriting) {
+  const Modulus q = generate_ntt_primes(40, 16, 1)[0];
+  std::vector<uint64_t> a(16, 1), in(16, 2), c(16, 3), out(16, 7), short_a(8, 1), odd(12, 1);
+  const std::vector<uint32_t> map(16, 0), short_map(8, 0), odd_map(12, 0);
+  EXPECT_THROW(fma_permuted_mod(short_a, in, map, c, out, q), MismatchError);
+  EXPECT_THROW(fma_permuted_mod(a, in, short_map, c, out, q), MismatchError);
+  EXPECT_THROW(fma_permuted_mod(a, in, map, short_a, out, q), MismatchError);
+  EXPECT_THROW(fma_permuted_mod(a, in, map, c, short_a, q), MismatchError);
+  EXPECT_THROW(fma_permuted_mod(odd, odd, odd_map, odd, odd, q), InvalidArgument);
+  EXPECT_EQ(out, std::vector<uint64_t>(16, 7));
+  EXPECT_EQ(odd, std::vector<uint64_t>(12, 1));
+  // The permuted input may not be the output (it is read while being written).
+  EXPECT_THROW(fma_permuted_mod(a, out, map, c, out, q), InvalidArgument);
+  EXPECT_THROW(fma_permuted_mod(a, in, map, c, out, Modulus()), InvalidArgument);
+  EXPECT_EQ(out, std::vector<uint64_t>(16, 7));
+}
+
 TEST(Eltwise, DotProductPairMatchesInt128AtEveryLevel) {
   std::mt19937_64 rng(16);
   for (Isa isa : supported_isas()) {

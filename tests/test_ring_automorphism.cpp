@@ -1,7 +1,7 @@
 // Automorphisms X -> X^g: coefficient form against direct substitution, NTT
 // form against "transform, permute" == "permute, transform", the NTT output
-// order that the index map relies on against direct evaluation, and the
-// thread safety of the context's map cache.
+// order that the index map relies on against direct evaluation, the fused
+// automorphism-and-product, and the thread safety of the context's map cache.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -114,6 +114,38 @@ TEST(Automorphism, NttFormAgreesWithCoefficientFormAtN4096) {
     power = power * 5 % (2 * n);
   gs.push_back(power);
   expect_ntt_and_coefficient_automorphisms_agree(n, gs);
+}
+
+// sum += a * x(X^g) in one pass against the image taken in coefficient form
+// (checked above against substitution), transformed, then multiplied.
+TEST(Automorphism, AddProductAutomorphismEqualsProductWithTheImage) {
+  for (uint64_t n : {16, 4096}) {
+    const auto context = make_context(n, 3, 50);
+    std::mt19937_64 rng(n + 7);
+    RnsPoly a(context, 3), x(context, 3), sum(context, 3);
+    for (RnsPoly* poly : {&a, &x, &sum})
+      fill_random(*poly, rng);
+    a.ntt();
+    sum.ntt();
+    RnsPoly x_ntt = x.clone();
+    x_ntt.ntt();
+    for (uint64_t g : {uint64_t{3}, uint64_t{5}, 2 * n - 1}) {
+      RnsPoly image = x.automorphism(g);
+      image.ntt();
+      RnsPoly expected = sum.clone();
+      expected.add_product(a, image);
+      RnsPoly got = sum.clone();
+      got.add_product_automorphism(a, x_ntt, g);
+      EXPECT_TRUE(got == expected) << "N=" << n << " g=" << g;
+    }
+    // Refused, the sum unchanged: coefficient-form operands, the sum as the
+    // permuted operand, an even Galois element.
+    const RnsPoly before = sum.clone();
+    EXPECT_THROW(sum.add_product_automorphism(a, x, 3), MismatchError);
+    EXPECT_THROW(sum.add_product_automorphism(a, sum, 3), InvalidArgument);
+    EXPECT_THROW(sum.add_product_automorphism(a, x_ntt, 4), InvalidArgument);
+    EXPECT_TRUE(sum == before);
+  }
 }
 
 TEST(Automorphism, MapIsAPermutationAndComposes) {

@@ -270,6 +270,27 @@ void RnsPoly::add_product(const RnsPoly& a, const RnsPoly& b) {
   secret_ = secret_ || a.secret_ || b.secret_;
 }
 
+void RnsPoly::add_product_automorphism(const RnsPoly& a, const RnsPoly& x,
+                                       uint64_t galois_element) {
+  require_compatible(a, "add_product_automorphism");
+  require_compatible(x, "add_product_automorphism");
+  if (form_ != Form::ntt) {
+    throw MismatchError(
+        "RnsPoly::add_product_automorphism: all operands must be in NTT form (call ntt() first)");
+  }
+  if (&x == this) {
+    throw InvalidArgument(
+        "RnsPoly::add_product_automorphism: the permuted operand must be a different polynomial "
+        "from the sum");
+  }
+  context_->check_galois_element(galois_element);
+  const std::span<const uint32_t> map = context_->ntt_automorphism_map(galois_element);
+  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+    math::fma_permuted_mod(a.tower(i), x.tower(i), map, tower(i), tower(i), context_->modulus(i));
+  });
+  secret_ = secret_ || a.secret_ || x.secret_;
+}
+
 void RnsPoly::negate() {
   require_not_empty("negate");
   detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {

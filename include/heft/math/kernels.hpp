@@ -180,6 +180,14 @@ void sub_fma_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b
 // safe: indices are taken modulo n. out must not overlap in.
 void permute_blocks(std::span<const uint64_t> in, std::span<const uint32_t> map,
                     std::span<uint64_t> out, std::optional<Isa> isa = std::nullopt);
+// out = a * permuted + c mod q, where permuted is permute_blocks(in, map): an
+// automorphism and a multiply-add in one pass over the output (the permuted
+// values are gathered a cache-sized chunk at a time and never stored whole).
+// Sizes as permute_blocks; in must not overlap out; a and c may be out.
+void fma_permuted_mod(std::span<const uint64_t> a, std::span<const uint64_t> in,
+                      std::span<const uint32_t> map, std::span<const uint64_t> c,
+                      std::span<uint64_t> out, const Modulus& q,
+                      std::optional<Isa> isa = std::nullopt);
 // out = a mod q for a in [0, 2q), [0, 4q), or any 64-bit value.
 void reduce_from_2q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
                     std::optional<Isa> isa = std::nullopt);

@@ -106,6 +106,11 @@ class RnsPoly {
   RnsPoly& operator*=(const RnsPoly& other);
   // this += a * b (all three in NTT form): the inner product step of key switching.
   void add_product(const RnsPoly& a, const RnsPoly& b);
+  // this += a * x(X^g) (all three in NTT form, x not this object): the
+  // automorphism and the product in one pass per tower, without storing x's
+  // image (math::fma_permuted_mod). A linear transform's inner sum over
+  // rotations takes each rotation this way.
+  void add_product_automorphism(const RnsPoly& a, const RnsPoly& x, uint64_t galois_element);
   void negate();
   // Multiplies by an integer, reduced modulo each tower's modulus (any form).
   void multiply_scalar(uint64_t scalar);

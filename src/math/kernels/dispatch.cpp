@@ -405,8 +405,38 @@ void permute_blocks(std::span<const uint64_t> in, std::span<const uint32_t> map,
     throw UnsupportedError(std::string("permute_blocks: ISA level '") + to_string(*isa) +
                            "' is not supported by this CPU");
   }
-  kTables[static_cast<int>(isa ? *isa : active_isa())].permute_blocks(out.data(), in.data(),
-                                                                      map.data(), in.size());
+  kTables[static_cast<int>(isa ? *isa : active_isa())].permute_blocks(
+      out.data(), in.data(), map.data(), in.size(), in.size());
+}
+
+void fma_permuted_mod(std::span<const uint64_t> a, std::span<const uint64_t> in,
+                      std::span<const uint32_t> map, std::span<const uint64_t> c,
+                      std::span<uint64_t> out, const Modulus& q, std::optional<Isa> isa) {
+  constexpr const char* kOperation = "fma_permuted_mod";
+  const std::size_t n = in.size();
+  require_same_size(n, a.size(), kOperation, "the multiplier");
+  require_same_size(n, map.size(), kOperation, "map");
+  require_same_size(n, c.size(), kOperation, "addend");
+  require_same_size(n, out.size(), kOperation, "output");
+  if (n < 8 || (n & (n - 1)) != 0) {
+    throw InvalidArgument(std::string(kOperation) + ": the length " + std::to_string(n) +
+                          " must be a power of two, at least 8");
+  }
+  if (overlaps(in, out)) {
+    throw InvalidArgument(std::string(kOperation) + ": the output overlaps the permuted input");
+  }
+  require_in_place_or_disjoint(a, out, kOperation);
+  require_in_place_or_disjoint(c, out, kOperation);
+  const KernelTable& table = choose(isa, q);
+  const kernels::ModulusData data = modulus_data(q);
+  // 8 KB of gathered values: they stay in L1 between the two kernels.
+  constexpr std::size_t kChunk = 1024;
+  alignas(64) uint64_t gathered[kChunk];
+  for (std::size_t start = 0; start < n; start += kChunk) {
+    const std::size_t count = std::min(kChunk, n - start);
+    table.permute_blocks(gathered, in.data(), map.data() + start, count, n);
+    table.fma_mod(out.data() + start, a.data() + start, gathered, c.data() + start, count, data);
+  }
 }
 
 void reduce_from_2q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,

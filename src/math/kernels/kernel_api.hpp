@@ -101,11 +101,13 @@ struct NttTableData {
      in [0, q) -> [0, q). Modulus switching's subtract-and-scale in one pass. */                 \
   void sub_mul_scalar_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, uint64_t w,       \
                           uint64_t w_shoup, const uint64_t* c, size_t n, uint64_t q);            \
-  /* Block permutation, n a power of two >= 8, out not overlapping in: for each block b,         \
-     out[8b + j] = in[8 (map[8b] / 8 mod n / 8) + map[8b + j] mod 8]. For a map that sends each  \
-     aligned block of 8 onto one (as the NTT-form automorphism maps do) this is out[k] =         \
-     in[map[k]], with whole blocks moved by one vector permute. */                               \
-  void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t n);         \
+  /* Block permutation of an input of n values (a power of two >= 8) into count outputs (a       \
+     multiple of 8), out not overlapping in: for each block b, out[8b + j] = in[8 (map[8b] / 8   \
+     mod n / 8) + map[8b + j] mod 8]. For a map that sends each aligned block of 8 onto one (as  \
+     the NTT-form automorphism maps do) this is out[k] = in[map[k]], with whole blocks moved by  \
+     one vector permute; count < n takes the first outputs only (map, out: count entries). */    \
+  void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t count,      \
+                      size_t n);                                                                 \
   /* Reductions to [0, q): from [0, 2q), from [0, 4q), and from any 64-bit word. */              \
   void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                   \
   void reduce_from_4q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q);                   \

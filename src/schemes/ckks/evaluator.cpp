@@ -780,12 +780,13 @@ Ciphertext Evaluator::dot_rotations_plain(const Ciphertext& a, std::span<const i
     part.q = ring::RnsPoly(context_->ciphertext_ring(), level + 1, ring::Form::ntt);
     part.p = ring::RnsPoly(context_->special_ring(), context_->special_count(), ring::Form::ntt);
   }
+  // With the Galois keys stored as sigma^-1(k), a rotation's image in QP is
+  // sigma(products + (P c0, 0)) (rlwe::apply_galois_extended): P c0 is added
+  // before the automorphism, once per term, and the automorphism is taken in
+  // the same pass as the product with the diagonal, so no image is stored.
+  std::optional<ring::RnsPoly> lifted_c0;
   std::size_t combined = x->slots;
   for (std::size_t j = 0; j < elements.size(); ++j) {
-    const auto image =
-        elements[j] == 1
-            ? rlwe::lift_to_extended(*context_, x->parts[0], x->parts[1])
-            : rlwe::apply_galois_extended(*context_, x->parts[0], digits, keys.at(elements[j]));
     const ExtendedPlaintext& d = diagonals[j];
     // A copy cut to the ciphertext's towers only when the diagonal has more.
     ring::RnsPoly cut;
@@ -794,9 +795,24 @@ Ciphertext Evaluator::dot_rotations_plain(const Ciphertext& a, std::span<const i
       cut.drop_last_towers(cut.tower_count() - level - 1);
     }
     const ring::RnsPoly& d_q = cut.empty() ? d.poly.q : cut;
-    for (std::size_t k = 0; k < 2; ++k) {
-      sum[k].q.add_product(image[k].q, d_q);
-      sum[k].p.add_product(image[k].p, d.poly.p);
+    if (elements[j] == 1) {
+      const auto image = rlwe::lift_to_extended(*context_, x->parts[0], x->parts[1]);
+      for (std::size_t k = 0; k < 2; ++k) {
+        sum[k].q.add_product(image[k].q, d_q);
+        sum[k].p.add_product(image[k].p, d.poly.p);
+      }
+    } else {
+      if (!lifted_c0) {
+        lifted_c0 = x->parts[0].clone();
+        lifted_c0->multiply_scalar(std::span<const uint64_t>(context_->special_product_mod_q())
+                                       .first(lifted_c0->tower_count()));
+      }
+      auto products = rlwe::inner_product(*context_, digits, keys.at(elements[j]));
+      products[0].q += *lifted_c0;
+      for (std::size_t k = 0; k < 2; ++k) {
+        sum[k].q.add_product_automorphism(d_q, products[k].q, elements[j]);
+        sum[k].p.add_product_automorphism(d.poly.p, products[k].p, elements[j]);
+      }
     }
     combined = combined_slots(combined, d.slots);
   }

@@ -853,8 +853,9 @@ void sub_mul_scalar_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, uin
   }
 }
 
-void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t n) {
-  scalar::permute_blocks(out, in, map, n);  // AVX2 has no 8-lane 64-bit permute
+void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t count,
+                    size_t n) {
+  scalar::permute_blocks(out, in, map, count, n);  // AVX2 has no 8-lane 64-bit permute
 }
 
 void reduce_any(uint64_t* out, const uint64_t* a, size_t n, const ModulusData& q) {

@@ -335,11 +335,12 @@ void sub_mul_scalar_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, uin
   }
 }
 
-void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t n) {
+void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t count,
+                    size_t n) {
   // One load of the source block and one permute per block: vpermq reads only
   // the low 3 bits of each 64-bit index, which are the offsets within the block.
   const size_t block_mask = (n - 1) & ~size_t{7};
-  for (size_t block = 0; block < n; block += 8) {
+  for (size_t block = 0; block < count; block += 8) {
     const __m512i offsets =
         _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(map + block)));
     const __m512i source = _mm512_loadu_si512(in + (map[block] & block_mask));

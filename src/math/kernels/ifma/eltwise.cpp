@@ -385,8 +385,9 @@ void sub_mul_scalar_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, uin
   }
 }
 
-void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t n) {
-  HEFT_AVX512_NAMESPACE::permute_blocks(out, in, map, n);
+void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t count,
+                    size_t n) {
+  HEFT_AVX512_NAMESPACE::permute_blocks(out, in, map, count, n);
 }
 
 void reduce_from_2q(uint64_t* out, const uint64_t* a, size_t n, uint64_t q) {

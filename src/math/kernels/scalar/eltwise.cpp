@@ -89,9 +89,10 @@ void sub_mul_scalar_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, uin
   }
 }
 
-void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t n) {
+void permute_blocks(uint64_t* out, const uint64_t* in, const uint32_t* map, size_t count,
+                    size_t n) {
   const size_t block_mask = (n - 1) & ~size_t{7};
-  for (size_t block = 0; block < n; block += 8) {
+  for (size_t block = 0; block < count; block += 8) {
     const uint64_t* source = in + (map[block] & block_mask);
     for (size_t j = 0; j < 8; ++j)
       out[block + j] = source[map[block + j] & 7];
