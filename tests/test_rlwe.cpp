@@ -268,6 +268,51 @@ TEST(KeySwitching, ApplyGaloisOnOneDecompositionForManyElements) {
                InvalidArgument);
 }
 
+// Several keys' inner products taken together (one pass over the digits, in
+// slices of 4096 coefficients: N = 8192 takes two) equal the products taken
+// one key at a time bit for bit, and so do the rotations finished from them.
+TEST(KeySwitching, InnerProductsForManyKeysEqualOneAtATime) {
+  auto context =
+      Context::create(make_parameters(8192, {50, 40, 40}, {55, 55}, 2, SecurityLevel::none));
+  KeyGenerator keygen(context);
+  const int64_t steps[] = {1, 5, -3};
+  const GaloisKeys keys = keygen.create_galois_keys(steps, true);
+  ring::Prng prng = ring::Prng::from_os_entropy();
+  ring::RnsPoly c0(context->ciphertext_ring(), 3, ring::Form::ntt),
+      c1(context->ciphertext_ring(), 3, ring::Form::ntt);
+  ring::sample_uniform(prng, c0);
+  ring::sample_uniform(prng, c1);
+  const DecomposedPoly digits = decompose(*context, c1);
+  std::vector<const KeySwitchKey*> group;
+  for (uint64_t g : keys.elements())
+    group.push_back(&keys.at(g));
+  auto together = inner_products(*context, digits, group);
+  ASSERT_EQ(together.size(), group.size());
+  for (std::size_t r = 0; r < group.size(); ++r) {
+    const auto alone = inner_product(*context, digits, *group[r]);
+    for (std::size_t k = 0; k < 2; ++k) {
+      EXPECT_TRUE(together[r][k].q == alone[k].q) << "key " << r << " part " << k;
+      EXPECT_TRUE(together[r][k].p == alone[k].p) << "key " << r << " part " << k;
+    }
+    const auto want = apply_galois(*context, c0, digits, *group[r]);
+    const auto got = apply_galois_to_products(*context, c0, std::move(together[r]), *group[r]);
+    EXPECT_TRUE(got[0] == want[0] && got[1] == want[1]) << "key " << r;
+  }
+  EXPECT_TRUE(inner_products(*context, digits, {}).empty());
+  // A null key; products of another level; a key that is not a Galois key.
+  const KeySwitchKey* null_key[] = {nullptr};
+  EXPECT_THROW((void)inner_products(*context, digits, null_key), InvalidArgument);
+  auto products = inner_product(*context, digits, *group[0]);
+  ring::RnsPoly c0_low = c0.clone();
+  c0_low.drop_last_towers(1);
+  EXPECT_THROW((void)apply_galois_to_products(*context, c0_low, std::move(products), *group[0]),
+               MismatchError);
+  EXPECT_THROW(
+      (void)apply_galois_to_products(*context, c0, inner_product(*context, digits, *group[0]),
+                                     keygen.create_relin_key().key),
+      InvalidArgument);
+}
+
 TEST(Encryption, PublicAndSecretKeyAndSeededDecryptToTheMessage) {
   auto context = Context::create(make_parameters(2048, {50, 40, 40}, {55}, 0, SecurityLevel::none));
   KeyGenerator keygen(context);

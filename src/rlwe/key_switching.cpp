@@ -148,20 +148,29 @@ namespace {
 // operands once and then run these (key switching calls one stage from
 // another, and the checks would otherwise run two or three times).
 
-std::array<ExtendedPoly, 2> inner_product_of(const Context& context, const DecomposedPoly& digits,
-                                             const KeySwitchKey& key) {
+std::vector<std::array<ExtendedPoly, 2>> inner_products_of(
+    const Context& context, const DecomposedPoly& digits,
+    std::span<const KeySwitchKey* const> keys) {
   const std::size_t q_towers = digits.level + 1;
   const std::size_t p_towers = context.special_count();
   const auto& q_ring = *context.ciphertext_ring();
   const auto& p_ring = *context.special_ring();
 
-  std::array<ExtendedPoly, 2> acc;
-  for (auto& x : acc) {
-    x.q = ring::RnsPoly::uninitialized(context.ciphertext_ring(), q_towers, ring::Form::ntt);
-    x.p = ring::RnsPoly::uninitialized(context.special_ring(), p_towers, ring::Form::ntt);
+  std::vector<std::array<ExtendedPoly, 2>> acc(keys.size());
+  for (auto& pair : acc) {
+    for (auto& x : pair) {
+      x.q = ring::RnsPoly::uninitialized(context.ciphertext_ring(), q_towers, ring::Form::ntt);
+      x.p = ring::RnsPoly::uninitialized(context.special_ring(), p_towers, ring::Form::ntt);
+    }
   }
-  // Each tower is independent: one fused pass per tower multiplies every
-  // digit by both key halves and sums lazily (math::dot_product_pair).
+  // Each tower is independent: one fused pass per tower and key multiplies
+  // every digit by both key halves and sums lazily (math::dot_product_pair).
+  // The tower is taken a slice at a time, every key's terms for a slice
+  // before the next slice, so that the slice's digits (8 digits x 4096
+  // values: 256 KB) are read from memory once for all the keys instead of
+  // once per key: the keys are new data either way, the digits need not be.
+  constexpr std::size_t kSlice = 4096;
+  const std::size_t n = context.degree();
   const std::size_t digit_count = digits.digits.size();
   parallel_for(0, q_towers + p_towers, [&](std::size_t t) {
     const bool in_q = t < q_towers;
@@ -169,17 +178,32 @@ std::array<ExtendedPoly, 2> inner_product_of(const Context& context, const Decom
     const auto pick = [&](const ExtendedPoly& x) {
       return in_q ? x.q.tower(tower) : x.p.tower(tower);
     };
-    std::vector<std::span<const uint64_t>> x(digit_count), b(digit_count), a(digit_count);
-    for (std::size_t j = 0; j < digit_count; ++j) {
-      x[j] = pick(digits.digits[j]);
-      b[j] = pick(key.b[j]);
-      a[j] = pick(key.a[j]);
-    }
+    const auto pick_out = [&](ExtendedPoly& y) {
+      return in_q ? y.q.tower(tower) : y.p.tower(tower);
+    };
     const math::Modulus& modulus = in_q ? q_ring.modulus(tower) : p_ring.modulus(tower);
-    math::dot_product_pair(x, b, a, in_q ? acc[0].q.tower(tower) : acc[0].p.tower(tower),
-                           in_q ? acc[1].q.tower(tower) : acc[1].p.tower(tower), modulus);
+    std::vector<std::span<const uint64_t>> x(digit_count), b(digit_count), a(digit_count);
+    for (std::size_t start = 0; start < n; start += kSlice) {
+      const std::size_t count = std::min(kSlice, n - start);
+      for (std::size_t j = 0; j < digit_count; ++j)
+        x[j] = pick(digits.digits[j]).subspan(start, count);
+      for (std::size_t r = 0; r < keys.size(); ++r) {
+        for (std::size_t j = 0; j < digit_count; ++j) {
+          b[j] = pick(keys[r]->b[j]).subspan(start, count);
+          a[j] = pick(keys[r]->a[j]).subspan(start, count);
+        }
+        math::dot_product_pair(x, b, a, pick_out(acc[r][0]).subspan(start, count),
+                               pick_out(acc[r][1]).subspan(start, count), modulus);
+      }
+    }
   });
   return acc;
+}
+
+std::array<ExtendedPoly, 2> inner_product_of(const Context& context, const DecomposedPoly& digits,
+                                             const KeySwitchKey& key) {
+  const KeySwitchKey* const keys[] = {&key};
+  return std::move(inner_products_of(context, digits, keys)[0]);
 }
 
 std::array<ExtendedPoly, 2> decompose_and_multiply_of(const Context& context,
@@ -259,6 +283,17 @@ std::array<ExtendedPoly, 2> inner_product(const Context& context, const Decompos
   detail::require_switch_key(context, key, "inner_product");
   detail::require_decomposed(context, digits, "inner_product");
   return inner_product_of(context, digits, key);
+}
+
+std::vector<std::array<ExtendedPoly, 2>> inner_products(const Context& context,
+                                                        const DecomposedPoly& digits,
+                                                        std::span<const KeySwitchKey* const> keys) {
+  detail::require_decomposed(context, digits, "inner_products");
+  for (const KeySwitchKey* key : keys) {
+    if (key == nullptr) throw InvalidArgument("inner_products: a key is null");
+    detail::require_switch_key(context, *key, "inner_products");
+  }
+  return inner_products_of(context, digits, keys);
 }
 
 std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const ring::RnsPoly& c,
@@ -492,6 +527,22 @@ std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::Rn
   require_in_ring(context, c1, "apply_galois");
   return galois_from_products(context, c0, decompose_and_multiply_of(context, c1, galois_key),
                               galois_key);
+}
+
+std::array<ring::RnsPoly, 2> apply_galois_to_products(const Context& context,
+                                                      const ring::RnsPoly& c0,
+                                                      std::array<ExtendedPoly, 2> products,
+                                                      const KeySwitchKey& galois_key) {
+  require_galois(context, c0, products[0].q.tower_count(), galois_key);
+  for (const ExtendedPoly& part : products) {
+    if (part.q.tower_count() != c0.tower_count() || part.q.context() != context.ciphertext_ring() ||
+        part.p.context() != context.special_ring() ||
+        part.p.tower_count() != context.special_count() || !part.q.is_ntt() || !part.p.is_ntt()) {
+      throw MismatchError(
+          "apply_galois_to_products: the products are not inner_product outputs at c0's level");
+    }
+  }
+  return galois_from_products(context, c0, std::move(products), galois_key);
 }
 
 std::array<ExtendedPoly, 2> apply_galois_extended(const Context& context, const ring::RnsPoly& c0,

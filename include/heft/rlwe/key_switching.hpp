@@ -29,6 +29,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "heft/rlwe/keys.hpp"
@@ -48,6 +49,16 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c);
 // Stage 2: (sum_j d_j b_j, sum_j d_j a_j) over Q_l * P, with the key as stored.
 std::array<ExtendedPoly, 2> inner_product(const Context& context, const DecomposedPoly& digits,
                                           const KeySwitchKey& key);
+
+// Stage 2 for several keys on one decomposition: inner_product(digits,
+// *keys[r]) for each r, bit for bit, reading the digits from memory once for
+// all the keys (each tower a slice at a time, every key's terms for a slice
+// while its digits are in cache) instead of once per key. Hoisted rotations
+// and sums of rotations take their keys this way. Throws as inner_product,
+// and InvalidArgument for a null key.
+std::vector<std::array<ExtendedPoly, 2>> inner_products(const Context& context,
+                                                        const DecomposedPoly& digits,
+                                                        std::span<const KeySwitchKey* const> keys);
 
 // Stages 1 and 2 for one polynomial and one key: inner_product(decompose(c),
 // key), with the same result bit for bit. With one prime per digit (SEAL-style
@@ -106,6 +117,13 @@ std::array<ring::RnsPoly, 2> switch_key_and_divide(const Context& context, const
 std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
                                           const DecomposedPoly& c1_digits,
                                           const KeySwitchKey& galois_key);
+// The same from the products inner_product(s) gave for the Galois key:
+// stage 3 and the automorphism (for rotations whose inner products were taken
+// together, see inner_products).
+std::array<ring::RnsPoly, 2> apply_galois_to_products(const Context& context,
+                                                      const ring::RnsPoly& c0,
+                                                      std::array<ExtendedPoly, 2> products,
+                                                      const KeySwitchKey& galois_key);
 // The same for one automorphism of (c0, c1), c1 not yet decomposed (through
 // decompose_and_multiply).
 std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,

@@ -20,6 +20,23 @@ namespace {
 
 constexpr double kScaleTolerance = 1e-10;  // relative: scales this close count as equal
 
+// Rotations whose inner products share one pass over a decomposition
+// (rlwe::inner_products). More share the digits' reads more widely but hold
+// more products at once (two polynomials over Q*P each).
+constexpr std::size_t kKeysPerInnerProductPass = 8;
+
+// The keys of the group of terms keyed[first ...] (at most
+// kKeysPerInnerProductPass of them); elements[j]: term j's Galois element.
+std::vector<const rlwe::KeySwitchKey*> key_group(std::span<const std::size_t> keyed,
+                                                 std::size_t first,
+                                                 std::span<const uint64_t> elements,
+                                                 const rlwe::GaloisKeys& keys) {
+  std::vector<const rlwe::KeySwitchKey*> group;
+  for (std::size_t k = first; k < keyed.size() && group.size() < kKeysPerInnerProductPass; ++k)
+    group.push_back(&keys.at(elements[keyed[k]]));
+  return group;
+}
+
 bool same_scale(double a, double b) {
   return std::abs(a - b) <= kScaleTolerance * std::max(a, b);
 }
@@ -618,12 +635,6 @@ Ciphertext with_parts(const Ciphertext& a, std::array<ring::RnsPoly, 2> parts) {
 
 }  // namespace
 
-Ciphertext Evaluator::galois_image(const Ciphertext& a, const rlwe::DecomposedPoly& c1_digits,
-                                   uint64_t galois_element, const rlwe::GaloisKeys& keys) const {
-  return with_parts(a,
-                    rlwe::apply_galois(*context_, a.parts[0], c1_digits, keys.at(galois_element)));
-}
-
 Ciphertext Evaluator::rotate_single(const Ciphertext& a, uint64_t galois_element,
                                     const rlwe::GaloisKeys& keys) const {
   return with_parts(a,
@@ -713,15 +724,27 @@ std::vector<Ciphertext> Evaluator::rotate_hoisted(const Ciphertext& a,
   }
   const rlwe::DecomposedPoly digits = rlwe::decompose(*context_, a.parts[1]);
   std::vector<Ciphertext> out(steps.size());
-  // Rotations are independent: the coarsest grain to spread over threads.
-  parallel_for(0, elements.size(), [&](std::size_t i) {
-    const uint64_t g = elements[i];
-    if (g == 1) {
+  std::vector<std::size_t> keyed;  // the rotations that take a key switch
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    if (elements[i] == 1) {
       out[i] = a.clone();
-      return;
+    } else {
+      keyed.push_back(i);
     }
-    out[i] = galois_image(a, digits, g, keys);
-  });
+  }
+  // The inner products of a group of rotations in one pass over the digits
+  // (rlwe::inner_products), then each one's division by P and automorphism:
+  // independent, the coarsest grain to spread over threads.
+  for (std::size_t first = 0; first < keyed.size(); first += kKeysPerInnerProductPass) {
+    const auto group = key_group(keyed, first, elements, keys);
+    const std::size_t count = group.size();
+    auto products = rlwe::inner_products(*context_, digits, group);
+    parallel_for(0, count, [&](std::size_t k) {
+      out[keyed[first + k]] = with_parts(
+          a,
+          rlwe::apply_galois_to_products(*context_, a.parts[0], std::move(products[k]), *group[k]));
+    });
+  }
   return out;
 }
 
@@ -780,41 +803,57 @@ Ciphertext Evaluator::dot_rotations_plain(const Ciphertext& a, std::span<const i
     part.q = ring::RnsPoly(context_->ciphertext_ring(), level + 1, ring::Form::ntt);
     part.p = ring::RnsPoly(context_->special_ring(), context_->special_count(), ring::Form::ntt);
   }
+  // A copy of a diagonal's Q part cut to the ciphertext's towers, only when
+  // it has more.
+  const auto at_level = [&](const ExtendedPlaintext& d,
+                            ring::RnsPoly& cut) -> const ring::RnsPoly& {
+    if (d.poly.q.tower_count() <= level + 1) return d.poly.q;
+    cut = d.poly.q.clone();
+    cut.drop_last_towers(cut.tower_count() - level - 1);
+    return cut;
+  };
+  std::size_t combined = x->slots;
+  std::vector<std::size_t> keyed;  // the terms that take a key switch
+  for (std::size_t j = 0; j < elements.size(); ++j) {
+    combined = combined_slots(combined, diagonals[j].slots);
+    if (elements[j] != 1) {
+      keyed.push_back(j);
+      continue;
+    }
+    const auto image = rlwe::lift_to_extended(*context_, x->parts[0], x->parts[1]);
+    ring::RnsPoly cut;
+    const ring::RnsPoly& d_q = at_level(diagonals[j], cut);
+    for (std::size_t k = 0; k < 2; ++k) {
+      sum[k].q.add_product(image[k].q, d_q);
+      sum[k].p.add_product(image[k].p, diagonals[j].poly.p);
+    }
+  }
   // With the Galois keys stored as sigma^-1(k), a rotation's image in QP is
   // sigma(products + (P c0, 0)) (rlwe::apply_galois_extended): P c0 is added
-  // before the automorphism, once per term, and the automorphism is taken in
-  // the same pass as the product with the diagonal, so no image is stored.
-  std::optional<ring::RnsPoly> lifted_c0;
-  std::size_t combined = x->slots;
-  for (std::size_t j = 0; j < elements.size(); ++j) {
-    const ExtendedPlaintext& d = diagonals[j];
-    // A copy cut to the ciphertext's towers only when the diagonal has more.
-    ring::RnsPoly cut;
-    if (d.poly.q.tower_count() > level + 1) {
-      cut = d.poly.q.clone();
-      cut.drop_last_towers(cut.tower_count() - level - 1);
-    }
-    const ring::RnsPoly& d_q = cut.empty() ? d.poly.q : cut;
-    if (elements[j] == 1) {
-      const auto image = rlwe::lift_to_extended(*context_, x->parts[0], x->parts[1]);
-      for (std::size_t k = 0; k < 2; ++k) {
-        sum[k].q.add_product(image[k].q, d_q);
-        sum[k].p.add_product(image[k].p, d.poly.p);
-      }
-    } else {
-      if (!lifted_c0) {
-        lifted_c0 = x->parts[0].clone();
-        lifted_c0->multiply_scalar(std::span<const uint64_t>(context_->special_product_mod_q())
-                                       .first(lifted_c0->tower_count()));
-      }
-      auto products = rlwe::inner_product(*context_, digits, keys.at(elements[j]));
-      products[0].q += *lifted_c0;
-      for (std::size_t k = 0; k < 2; ++k) {
-        sum[k].q.add_product_automorphism(d_q, products[k].q, elements[j]);
-        sum[k].p.add_product_automorphism(d.poly.p, products[k].p, elements[j]);
+  // before the automorphism, and the automorphism is taken in the same pass
+  // as the product with the diagonal, so no image is stored. The inner
+  // products come a group of terms at a time, from one pass over the digits
+  // (rlwe::inner_products).
+  ring::RnsPoly lifted_c0;
+  if (!keyed.empty()) {
+    lifted_c0 = x->parts[0].clone();
+    lifted_c0.multiply_scalar(std::span<const uint64_t>(context_->special_product_mod_q())
+                                  .first(lifted_c0.tower_count()));
+  }
+  for (std::size_t first = 0; first < keyed.size(); first += kKeysPerInnerProductPass) {
+    const auto group = key_group(keyed, first, elements, keys);
+    const std::size_t count = group.size();
+    auto products = rlwe::inner_products(*context_, digits, group);
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t j = keyed[first + k];
+      ring::RnsPoly cut;
+      const ring::RnsPoly& d_q = at_level(diagonals[j], cut);
+      products[k][0].q += lifted_c0;
+      for (std::size_t part = 0; part < 2; ++part) {
+        sum[part].q.add_product_automorphism(d_q, products[k][part].q, elements[j]);
+        sum[part].p.add_product_automorphism(diagonals[j].poly.p, products[k][part].p, elements[j]);
       }
     }
-    combined = combined_slots(combined, d.slots);
   }
   Ciphertext out;
   out.parts.push_back(rlwe::mod_down(*context_, std::move(sum[0])));

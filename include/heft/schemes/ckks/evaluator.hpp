@@ -168,11 +168,6 @@ class Evaluator {
   void rescale_into(const Ciphertext& a, Ciphertext& out) const;
   [[nodiscard]] Ciphertext rotate_single(const Ciphertext& a, uint64_t galois_element,
                                          const rlwe::GaloisKeys& keys) const;
-  // X -> X^g of a, given its c1 already decomposed (shared by plain and
-  // hoisted rotations).
-  [[nodiscard]] Ciphertext galois_image(const Ciphertext& a, const rlwe::DecomposedPoly& c1_digits,
-                                        uint64_t galois_element,
-                                        const rlwe::GaloisKeys& keys) const;
 
   std::shared_ptr<const rlwe::Context> context_;
   ScaleMode mode_;
