@@ -59,16 +59,17 @@ void raise_one_prime_digit(std::span<const uint64_t> digit, uint64_t q, std::spa
   math::ntt_forward(out, table);
 }
 
-// The checks both apply_galois forms make; c1_towers: c1's tower count.
+// The checks the apply_galois forms make; c1_towers: c1's (or the
+// products') tower count; operation: the caller's name for the messages.
 void require_galois(const Context& context, const ring::RnsPoly& c0, std::size_t c1_towers,
-                    const KeySwitchKey& galois_key) {
-  detail::require_switch_key(context, galois_key, "apply_galois");
-  require_ntt_in_ring(context, c0, "apply_galois");
+                    const KeySwitchKey& galois_key, const std::string& operation = "apply_galois") {
+  detail::require_switch_key(context, galois_key, operation.c_str());
+  require_ntt_in_ring(context, c0, operation.c_str());
   if (galois_key.galois_element == 1) {
-    throw InvalidArgument("apply_galois: the key is not a Galois key");
+    throw InvalidArgument(operation + ": the key is not a Galois key");
   }
   if (c0.tower_count() != c1_towers) {
-    throw MismatchError("apply_galois: c0 and c1 are at different levels");
+    throw MismatchError(operation + ": c0 and c1 are at different levels");
   }
 }
 
@@ -533,7 +534,7 @@ std::array<ring::RnsPoly, 2> apply_galois_to_products(const Context& context,
                                                       const ring::RnsPoly& c0,
                                                       std::array<ExtendedPoly, 2> products,
                                                       const KeySwitchKey& galois_key) {
-  require_galois(context, c0, products[0].q.tower_count(), galois_key);
+  require_galois(context, c0, products[0].q.tower_count(), galois_key, "apply_galois_to_products");
   for (const ExtendedPoly& part : products) {
     if (part.q.tower_count() != c0.tower_count() || part.q.context() != context.ciphertext_ring() ||
         part.p.context() != context.special_ring() ||
