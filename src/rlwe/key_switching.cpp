@@ -170,8 +170,10 @@ std::vector<std::array<ExtendedPoly, 2>> inner_products_of(
   // before the next slice, so that the slice's digits (8 digits x 4096
   // values: 256 KB) are read from memory once for all the keys instead of
   // once per key: the keys are new data either way, the digits need not be.
-  constexpr std::size_t kSlice = 4096;
+  // One key takes whole towers (nothing to share, and the kernel's key
+  // prefetch then runs unbroken across the tower).
   const std::size_t n = context.degree();
+  const std::size_t slice = keys.size() > 1 ? std::size_t{4096} : n;
   const std::size_t digit_count = digits.digits.size();
   parallel_for(0, q_towers + p_towers, [&](std::size_t t) {
     const bool in_q = t < q_towers;
@@ -184,8 +186,8 @@ std::vector<std::array<ExtendedPoly, 2>> inner_products_of(
     };
     const math::Modulus& modulus = in_q ? q_ring.modulus(tower) : p_ring.modulus(tower);
     std::vector<std::span<const uint64_t>> x(digit_count), b(digit_count), a(digit_count);
-    for (std::size_t start = 0; start < n; start += kSlice) {
-      const std::size_t count = std::min(kSlice, n - start);
+    for (std::size_t start = 0; start < n; start += slice) {
+      const std::size_t count = std::min(slice, n - start);
       for (std::size_t j = 0; j < digit_count; ++j)
         x[j] = pick(digits.digits[j]).subspan(start, count);
       for (std::size_t r = 0; r < keys.size(); ++r) {

@@ -812,6 +812,14 @@ Ciphertext Evaluator::dot_rotations_plain(const Ciphertext& a, std::span<const i
     cut.drop_last_towers(cut.tower_count() - level - 1);
     return cut;
   };
+  // (P c0, P c1): the identity's term, and P c0 is also what every rotation's
+  // products take before their automorphism. With the Galois keys stored as
+  // sigma^-1(k), a rotation's image in QP is sigma(products + (P c0, 0))
+  // (rlwe::apply_galois_extended), and the automorphism is taken in the same
+  // pass as the product with the diagonal, so no image is stored. The inner
+  // products come a group of terms at a time, from one pass over the digits
+  // (rlwe::inner_products).
+  const auto lifted = rlwe::lift_to_extended(*context_, x->parts[0], x->parts[1]);
   std::size_t combined = x->slots;
   std::vector<std::size_t> keyed;  // the terms that take a key switch
   for (std::size_t j = 0; j < elements.size(); ++j) {
@@ -820,25 +828,12 @@ Ciphertext Evaluator::dot_rotations_plain(const Ciphertext& a, std::span<const i
       keyed.push_back(j);
       continue;
     }
-    const auto image = rlwe::lift_to_extended(*context_, x->parts[0], x->parts[1]);
     ring::RnsPoly cut;
     const ring::RnsPoly& d_q = at_level(diagonals[j], cut);
     for (std::size_t k = 0; k < 2; ++k) {
-      sum[k].q.add_product(image[k].q, d_q);
-      sum[k].p.add_product(image[k].p, diagonals[j].poly.p);
+      sum[k].q.add_product(lifted[k].q, d_q);
+      sum[k].p.add_product(lifted[k].p, diagonals[j].poly.p);
     }
-  }
-  // With the Galois keys stored as sigma^-1(k), a rotation's image in QP is
-  // sigma(products + (P c0, 0)) (rlwe::apply_galois_extended): P c0 is added
-  // before the automorphism, and the automorphism is taken in the same pass
-  // as the product with the diagonal, so no image is stored. The inner
-  // products come a group of terms at a time, from one pass over the digits
-  // (rlwe::inner_products).
-  ring::RnsPoly lifted_c0;
-  if (!keyed.empty()) {
-    lifted_c0 = x->parts[0].clone();
-    lifted_c0.multiply_scalar(std::span<const uint64_t>(context_->special_product_mod_q())
-                                  .first(lifted_c0.tower_count()));
   }
   for (std::size_t first = 0; first < keyed.size(); first += kKeysPerInnerProductPass) {
     const auto group = key_group(keyed, first, elements, keys);
@@ -848,7 +843,7 @@ Ciphertext Evaluator::dot_rotations_plain(const Ciphertext& a, std::span<const i
       const std::size_t j = keyed[first + k];
       ring::RnsPoly cut;
       const ring::RnsPoly& d_q = at_level(diagonals[j], cut);
-      products[k][0].q += lifted_c0;
+      products[k][0].q += lifted[0].q;
       for (std::size_t part = 0; part < 2; ++part) {
         sum[part].q.add_product_automorphism(d_q, products[k][part].q, elements[j]);
         sum[part].p.add_product_automorphism(diagonals[j].poly.p, products[k][part].p, elements[j]);
