@@ -42,6 +42,7 @@
 #include <cstdint>
 
 #include "math/kernels/avx512_intrinsics.hpp"
+#include "math/kernels/avx512_lane_ops.hpp"
 #include "math/kernels/key_run_prefetch.hpp"
 
 namespace heft::math::kernels {
@@ -98,13 +99,13 @@ class FpQuotientSums {
   static constexpr std::size_t kFoldTerms = 8;
 
   explicit FpQuotientSums(uint64_t q)
-      : q_(set1_epi64(q)),
-        sixteen_q_(set1_epi64(16 * q)),
+      : q_(set1(q)),
+        sixteen_q_(set1(16 * q)),
         inverse_q_(_mm512_set1_pd(nearest_inverse(q))),
         product_magic_(_mm512_set1_pd(kProductMagic)),
         product_correction_(bits_of(kProductMagic) * 16 * q),
-        fold_offset_(set1_epi64(bits_of(kNearestIntegerMagic) * q + 2 * q)),
-        two_q_(set1_epi64(2 * q)) {}
+        fold_offset_(set1(bits_of(kNearestIntegerMagic) * q + 2 * q)),
+        two_q_(set1(2 * q)) {}
 
   // x / q in doubles, shared by x's two products.
   __m512d scaled(__m512i x) const {
@@ -122,7 +123,7 @@ class FpQuotientSums {
   }
 
   // What `terms` products leave out of a sum (modulo 2^64).
-  __m512i correction(std::size_t terms) const { return set1_epi64(product_correction_ * terms); }
+  __m512i correction(std::size_t terms) const { return set1(product_correction_ * terms); }
 
   // A signed sum below 2^8 q in magnitude -> [0, 4q), congruent.
   __m512i fold(__m512i sum) const {
@@ -130,15 +131,10 @@ class FpQuotientSums {
   }
 
   // [0, 4q) -> [0, q).
-  __m512i reduce_from_4q(__m512i x) const {
-    x = _mm512_min_epu64(x, _mm512_sub_epi64(x, two_q_));
-    return _mm512_min_epu64(x, _mm512_sub_epi64(x, q_));
-  }
+  __m512i reduce_from_4q(__m512i x) const { return reduce_once(reduce_once(x, two_q_), q_); }
 
  private:
   static constexpr double kProductMagic = 1.25 * 72057594037927936.0;  // 1.25 * 2^56
-
-  static __m512i set1_epi64(uint64_t v) { return _mm512_set1_epi64(static_cast<long long>(v)); }
 
   __m512i q_, sixteen_q_;
   __m512d inverse_q_, product_magic_;

@@ -62,6 +62,7 @@
 #include <cstdint>
 
 #include "math/kernels/avx512_intrinsics.hpp"
+#include "math/kernels/avx512_lane_ops.hpp"
 #include "math/kernels/kernel_api.hpp"
 
 namespace heft::math::kernels {
@@ -69,22 +70,8 @@ namespace {
 
 #define HEFT_BUTTERFLY [[gnu::always_inline]] static inline
 
-inline __m512i set1(uint64_t x) {
-  return _mm512_set1_epi64(static_cast<long long>(x));
-}
-inline __m512i load(const uint64_t* p) {
-  return _mm512_loadu_si512(p);
-}
-inline void store(uint64_t* p, __m512i v) {
-  _mm512_storeu_si512(p, v);
-}
 inline __m512i permute2(__m512i a, __m512i index, __m512i b) {
   return _mm512_permutex2var_epi64(a, index, b);
-}
-
-// x in [0, 2 bound) -> [0, bound): if x < bound, x - bound wraps above x.
-inline __m512i reduce_once(__m512i x, __m512i bound) {
-  return _mm512_min_epu64(x, _mm512_sub_epi64(x, bound));
 }
 
 // A root table with the Shoup table the policy reads beside it, and the same

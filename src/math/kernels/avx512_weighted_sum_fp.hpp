@@ -39,6 +39,7 @@
 
 #include "math/kernels/avx512_dot_product_fp.hpp"
 #include "math/kernels/avx512_intrinsics.hpp"
+#include "math/kernels/avx512_lane_ops.hpp"
 
 namespace heft::math::kernels {
 namespace {
@@ -85,21 +86,19 @@ inline void weighted_sum_fp(uint64_t* out, const uint64_t* y, std::size_t stride
   // scaling by 2^-64.
   double scaled[kFpWeightedSumMaxTerms];
   for (std::size_t i = 0; i < k; ++i) {
-    const __m512d shoup = _mm512_cvt_roundepu64_pd(
-        _mm512_set1_epi64(static_cast<long long>(w_shoup[i])), kRoundNearest);
+    const __m512d shoup = _mm512_cvt_roundepu64_pd(set1(w_shoup[i]), kRoundNearest);
     alignas(64) double lanes[8];
     _mm512_store_pd(lanes, _mm512_mul_pd(shoup, _mm512_set1_pd(power_of_two(-64))));
     scaled[i] = lanes[0];
   }
   const __m512d inverse_q = _mm512_set1_pd(1.0 / static_cast<double>(q));
   const __m512d product_magic = _mm512_set1_pd(magic);
-  const __m512i g_q_v = _mm512_set1_epi64(static_cast<long long>(g_q));
-  const __m512i q_v = _mm512_set1_epi64(static_cast<long long>(q));
+  const __m512i g_q_v = set1(g_q);
+  const __m512i q_v = set1(q);
   // k g q bits(M): what the k terms' quotients left out (modulo 2^64).
-  const __m512i sum_offset = _mm512_set1_epi64(static_cast<long long>(k * g_q * bits_of(magic)));
+  const __m512i sum_offset = set1(k * g_q * bits_of(magic));
   // bits(M') q + q: the last estimate's correction and the shift to (0, 2q).
-  const __m512i final_offset =
-      _mm512_set1_epi64(static_cast<long long>(bits_of(kNearestIntegerMagic) * q + q));
+  const __m512i final_offset = set1(bits_of(kNearestIntegerMagic) * q + q);
 
   // Sums in [0, q) of the remainders' sum for lanes of `kVectors` vectors.
   const auto finish = [&](__m512i products, __m512i quotients) {
@@ -107,7 +106,7 @@ inline void weighted_sum_fp(uint64_t* out, const uint64_t* y, std::size_t stride
         _mm512_sub_epi64(products, _mm512_mullo_epi64(quotients, g_q_v)), sum_offset);
     const __m512i shifted =
         subtract_nearest_multiple(sum, inverse_q, q_v, final_offset);  // (0, 2q)
-    return _mm512_min_epu64(shifted, _mm512_sub_epi64(shifted, q_v));
+    return reduce_once(shifted, q_v);
   };
   // Four vectors per step (four independent pairs of sums for the core to
   // overlap), then one at a time for what is left.
@@ -116,7 +115,7 @@ inline void weighted_sum_fp(uint64_t* out, const uint64_t* y, std::size_t stride
     for (int v = 0; v < kVectors; ++v)
       products[v] = quotients[v] = _mm512_setzero_si512();
     for (std::size_t i = 0; i < k; ++i) {
-      const __m512i weight = _mm512_set1_epi64(static_cast<long long>(w[i]));
+      const __m512i weight = set1(w[i]);
       const __m512d weight_over_q = _mm512_set1_pd(scaled[i]);
       const uint64_t* row = y + i * stride + c;
       for (int v = 0; v < kVectors; ++v) {

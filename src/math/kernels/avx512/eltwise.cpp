@@ -12,31 +12,13 @@
 #include "math/kernels/avx512_dot_product_fp.hpp"
 #include "math/kernels/avx512_eltwise_loops.hpp"
 #include "math/kernels/avx512_intrinsics.hpp"
+#include "math/kernels/avx512_lane_ops.hpp"
 #include "math/kernels/avx512_weighted_sum_fp.hpp"
 #include "math/kernels/kernel_api.hpp"
 #include "math/kernels/split_sums.hpp"
 
 namespace heft::math::kernels::HEFT_AVX512_NAMESPACE {
 namespace {
-
-inline __m512i set1(uint64_t x) {
-  return _mm512_set1_epi64(static_cast<long long>(x));
-}
-
-// x in [0, 2 bound) -> [0, bound).
-inline __m512i reduce_once(__m512i x, __m512i bound) {
-  return _mm512_min_epu64(x, _mm512_sub_epi64(x, bound));
-}
-
-// floor(a * b / 2^64) - e, e in {0, 1, 2} (carry of the low half dropped).
-inline __m512i mulhi_approx(__m512i a, __m512i b, __m512i b_hi) {
-  const __m512i a_hi = _mm512_srli_epi64(a, 32);
-  const __m512i hh = _mm512_mul_epu32(a_hi, b_hi);
-  const __m512i hl = _mm512_mul_epu32(a_hi, b);
-  const __m512i lh = _mm512_mul_epu32(a, b_hi);
-  return _mm512_add_epi64(hh,
-                          _mm512_add_epi64(_mm512_srli_epi64(hl, 32), _mm512_srli_epi64(lh, 32)));
-}
 
 // floor(a * b / 2^64), exact.
 inline __m512i mulhi_exact(__m512i a, __m512i b, __m512i mask32) {

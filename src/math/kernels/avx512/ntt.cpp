@@ -20,22 +20,12 @@
 //    W*(X - Y + 4q) is in [0, 4q).
 // Outputs are fully reduced to [0, q), so they equal the scalar ones bit for bit.
 #include "math/kernels/avx512_intrinsics.hpp"
+#include "math/kernels/avx512_lane_ops.hpp"
 #include "math/kernels/avx512_ntt_schedule.hpp"
 #include "math/kernels/kernel_api.hpp"
 
 namespace heft::math::kernels::HEFT_AVX512_NAMESPACE {
 namespace {
-
-// floor(a * b / 2^64) - e with e in {0, 1, 2}: the carry of
-// ((a*b)_lo32x32 >> 32) + two 32-bit middle halves is dropped.
-inline __m512i mulhi_approx(__m512i a, __m512i b, __m512i b_hi) {
-  const __m512i a_hi = _mm512_srli_epi64(a, 32);
-  const __m512i hh = _mm512_mul_epu32(a_hi, b_hi);
-  const __m512i hl = _mm512_mul_epu32(a_hi, b);
-  const __m512i lh = _mm512_mul_epu32(a, b_hi);
-  return _mm512_add_epi64(hh,
-                          _mm512_add_epi64(_mm512_srli_epi64(hl, 32), _mm512_srli_epi64(lh, 32)));
-}
 
 // The Shoup quotient floor(y W' / 2^k) - e, e in {0, 1, 2}, of y < 8q, for a
 // twiddle's Shoup constant W' = floor(W 2^k / q): k = 64 for any q < 2^61

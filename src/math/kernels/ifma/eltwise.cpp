@@ -15,6 +15,7 @@
 // only every few terms (see below); wider operands take avx512's split sums.
 #include "math/kernels/avx512_eltwise_loops.hpp"
 #include "math/kernels/avx512_intrinsics.hpp"
+#include "math/kernels/avx512_lane_ops.hpp"
 #include "math/kernels/avx512_weighted_sum_fp.hpp"
 #include "math/kernels/kernel_api.hpp"
 #include "math/kernels/key_run_prefetch.hpp"
@@ -24,15 +25,6 @@ namespace {
 
 constexpr uint64_t kMask52 = (uint64_t{1} << 52) - 1;
 constexpr uint64_t kModulusBound = uint64_t{1} << 50;
-
-inline __m512i set1(uint64_t x) {
-  return _mm512_set1_epi64(static_cast<long long>(x));
-}
-
-// x in [0, 2 bound) -> [0, bound): if x < bound, x - bound wraps above x.
-inline __m512i reduce_once(__m512i x, __m512i bound) {
-  return _mm512_min_epu64(x, _mm512_sub_epi64(x, bound));
-}
 
 // Barrett for x = a b with a, b < q, q of L <= 50 bits and not a power of two
 // (so 2^(L-1) < q < 2^L):
