@@ -538,12 +538,8 @@ std::array<ring::RnsPoly, 2> apply_galois_to_products(const Context& context,
                                                       const KeySwitchKey& galois_key) {
   require_galois(context, c0, products[0].q.tower_count(), galois_key, "apply_galois_to_products");
   for (const ExtendedPoly& part : products) {
-    if (part.q.tower_count() != c0.tower_count() || part.q.context() != context.ciphertext_ring() ||
-        part.p.context() != context.special_ring() ||
-        part.p.tower_count() != context.special_count() || !part.q.is_ntt() || !part.p.is_ntt()) {
-      throw MismatchError(
-          "apply_galois_to_products: the products are not inner_product outputs at c0's level");
-    }
+    detail::require_extended(context, part, c0.tower_count(), "apply_galois_to_products",
+                             "a product");
   }
   return galois_from_products(context, c0, std::move(products), galois_key);
 }
@@ -552,7 +548,7 @@ std::array<ExtendedPoly, 2> apply_galois_extended(const Context& context, const 
                                                   const DecomposedPoly& c1_digits,
                                                   const KeySwitchKey& galois_key) {
   detail::require_decomposed(context, c1_digits, "apply_galois_extended");
-  require_galois(context, c0, c1_digits.level + 1, galois_key);
+  require_galois(context, c0, c1_digits.level + 1, galois_key, "apply_galois_extended");
   // With the key stored as sigma^-1(k): sigma(D0 + P c0) + sigma(D1) s =
   // P sigma(c0 + c1 s) + sigma(e) over Q_l * P (see the file comment).
   auto products = inner_product_of(context, c1_digits, galois_key);

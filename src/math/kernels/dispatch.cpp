@@ -392,15 +392,29 @@ void sub_fma_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b
   sub_mul_scalar(a, b, scalar, &c, out, q, isa, "sub_fma_scalar_mod");
 }
 
-void permute_blocks(std::span<const uint64_t> in, std::span<const uint32_t> map,
-                    std::span<uint64_t> out, std::optional<Isa> isa) {
-  require_same_size(in.size(), map.size(), "permute_blocks", "map");
-  require_same_size(in.size(), out.size(), "permute_blocks", "output");
+namespace {
+
+// The checks both block permutations make: map and output as long as the
+// input, a power-of-two length of at least 8 (whole blocks of 8), and an
+// output apart from the permuted input.
+void require_block_permutation(std::span<const uint64_t> in, std::span<const uint32_t> map,
+                               std::span<uint64_t> out, const char* name) {
+  require_same_size(in.size(), map.size(), name, "map");
+  require_same_size(in.size(), out.size(), name, "output");
   if (in.size() < 8 || (in.size() & (in.size() - 1)) != 0) {
-    throw InvalidArgument("permute_blocks: the length " + std::to_string(in.size()) +
+    throw InvalidArgument(std::string(name) + ": the length " + std::to_string(in.size()) +
                           " must be a power of two, at least 8");
   }
-  if (overlaps(in, out)) throw InvalidArgument("permute_blocks: the output overlaps the input");
+  if (overlaps(in, out)) {
+    throw InvalidArgument(std::string(name) + ": the output overlaps the permuted input");
+  }
+}
+
+}  // namespace
+
+void permute_blocks(std::span<const uint64_t> in, std::span<const uint32_t> map,
+                    std::span<uint64_t> out, std::optional<Isa> isa) {
+  require_block_permutation(in, map, out, "permute_blocks");
   if (isa && !isa_supported(*isa)) {
     throw UnsupportedError(std::string("permute_blocks: ISA level '") + to_string(*isa) +
                            "' is not supported by this CPU");
@@ -414,17 +428,9 @@ void fma_permuted_mod(std::span<const uint64_t> a, std::span<const uint64_t> in,
                       std::span<uint64_t> out, const Modulus& q, std::optional<Isa> isa) {
   constexpr const char* kOperation = "fma_permuted_mod";
   const std::size_t n = in.size();
+  require_block_permutation(in, map, out, kOperation);
   require_same_size(n, a.size(), kOperation, "the multiplier");
-  require_same_size(n, map.size(), kOperation, "map");
   require_same_size(n, c.size(), kOperation, "addend");
-  require_same_size(n, out.size(), kOperation, "output");
-  if (n < 8 || (n & (n - 1)) != 0) {
-    throw InvalidArgument(std::string(kOperation) + ": the length " + std::to_string(n) +
-                          " must be a power of two, at least 8");
-  }
-  if (overlaps(in, out)) {
-    throw InvalidArgument(std::string(kOperation) + ": the output overlaps the permuted input");
-  }
   require_in_place_or_disjoint(a, out, kOperation);
   require_in_place_or_disjoint(c, out, kOperation);
   const KernelTable& table = choose(isa, q);
