@@ -364,12 +364,6 @@ TEST(Eltwise, EverySupportedLevelMatchesInt128) {
   }
 }
 
-// The key-switching inner product: every level against sums of __int128
-// products, for term counts around the lazy-reduction intervals (the scalar
-// level reduces every 32 terms, avx2's double path folds every 4, ifma every
-// 8, the avx2 and avx512 split sums after 8 terms at 60 bits, 16 at 59 and
-// 256 at 55), lengths
-// around its blocks, and all-maximal inputs (the largest sums).
 // fma_permuted_mod against the gather (for automorphism maps, and by the
 // block formula for arbitrary maps) and an exact multiply-add, at lengths
 // below, at and above its 1024-value chunk, in place on the addend and on the
@@ -431,6 +425,11 @@ TEST(Eltwise, FmaPermutedRefusesBadShapesWithoutWriting) {
   EXPECT_EQ(out, std::vector<uint64_t>(16, 7));
 }
 
+// The key-switching inner product: every level against sums of __int128
+// products, for term counts around the lazy-reduction intervals (the scalar
+// level reduces every 32 terms, avx2's double path folds every 4, ifma every
+// 8, the avx2 and avx512 split sums after 8 terms at 60 bits, 16 at 59 and
+// 256 at 55), lengths around its blocks, and all-maximal inputs (the largest sums).
 TEST(Eltwise, DotProductPairMatchesInt128AtEveryLevel) {
   std::mt19937_64 rng(16);
   for (Isa isa : supported_isas()) {

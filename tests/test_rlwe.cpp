@@ -102,6 +102,14 @@ TEST(Parameters, ValidationRejectsBadSets) {
   EXPECT_THROW(bad.validate(), InvalidArgument);
 }
 
+// A uniformly random polynomial of the context's ciphertext ring over its
+// first `towers` primes, in NTT form (a ciphertext part to key-switch).
+ring::RnsPoly uniform_ntt_poly(ring::Prng& prng, const Context& context, std::size_t towers) {
+  ring::RnsPoly x(context.ciphertext_ring(), towers, ring::Form::ntt);
+  ring::sample_uniform(prng, x);
+  return x;
+}
+
 // Centered residue of x mod q as a double.
 double centered(uint64_t x, uint64_t q) {
   return x > q / 2 ? -static_cast<double>(q - x) : static_cast<double>(x);
@@ -178,10 +186,8 @@ TEST(KeySwitching, FusedStagesEqualDecomposeThenInnerProduct) {
       const KeySwitchKey& galois_key = galois.at(galois.elements()[0]);
       ring::Prng prng = ring::Prng::from_os_entropy();
       for (std::size_t level = 0; level <= context->max_level(); ++level) {
-        ring::RnsPoly c0(context->ciphertext_ring(), level + 1, ring::Form::ntt),
-            c1(context->ciphertext_ring(), level + 1, ring::Form::ntt);
-        ring::sample_uniform(prng, c0);
-        ring::sample_uniform(prng, c1);
+        const ring::RnsPoly c0 = uniform_ntt_poly(prng, *context, level + 1);
+        ring::RnsPoly c1 = uniform_ntt_poly(prng, *context, level + 1);
         const ring::RnsPoly kept = c1.clone();
         const ring::RnsPoly c1_coefficients = c1.coefficient_form();
         for (const KeySwitchKey* key : {&relin.key, &galois_key}) {
@@ -259,20 +265,28 @@ TEST(KeySwitching, ApplyGaloisOnOneDecompositionForManyElements) {
   const GaloisKeys keys = keygen.create_galois_keys(steps, true);
   EXPECT_EQ(keys.size(), 4u);
   ring::Prng prng = ring::Prng::from_os_entropy();
-  ring::RnsPoly c0(context->ciphertext_ring(), 3, ring::Form::ntt),
-      c1(context->ciphertext_ring(), 3, ring::Form::ntt);
-  ring::sample_uniform(prng, c0);
-  ring::sample_uniform(prng, c1);
+  const ring::RnsPoly c0 = uniform_ntt_poly(prng, *context, 3);
+  const ring::RnsPoly c1 = uniform_ntt_poly(prng, *context, 3);
   const DecomposedPoly digits = decompose(*context, c1);  // hoisted: once for all g
   for (uint64_t g : keys.elements()) {
     const double worst =
         galois_error(keygen, c0, c1, apply_galois(*context, c0, digits, keys.at(g)), g);
     EXPECT_LT(worst, std::ldexp(1.0, 30)) << "g=" << g;
     EXPECT_GT(worst, 0.0);
+    // The same image over Q*P, divided by P only afterwards (a linear
+    // transform's "reduce once per giant step").
+    auto extended = apply_galois_extended(*context, c0, digits, keys.at(g));
+    const std::array<ring::RnsPoly, 2> reduced = {mod_down(*context, std::move(extended[0])),
+                                                  mod_down(*context, std::move(extended[1]))};
+    const double worst_extended = galois_error(keygen, c0, c1, reduced, g);
+    EXPECT_LT(worst_extended, std::ldexp(1.0, 30)) << "g=" << g;
+    EXPECT_GT(worst_extended, 0.0);
   }
   // A Galois key is refused by switch_key, and relinearization keys by apply_galois.
   EXPECT_THROW((void)switch_key(*context, c1, keys.at(keys.elements()[0])), InvalidArgument);
   EXPECT_THROW((void)apply_galois(*context, c0, digits, keygen.create_relin_key().key),
+               InvalidArgument);
+  EXPECT_THROW((void)apply_galois_extended(*context, c0, digits, keygen.create_relin_key().key),
                InvalidArgument);
 }
 
@@ -287,10 +301,8 @@ TEST(KeySwitching, InnerProductsForManyKeysEqualOneAtATime) {
   const int64_t steps[] = {1, 5, -3};
   const GaloisKeys keys = keygen.create_galois_keys(steps, true);
   ring::Prng prng = ring::Prng::from_os_entropy();
-  ring::RnsPoly c0(context->ciphertext_ring(), 3, ring::Form::ntt),
-      c1(context->ciphertext_ring(), 3, ring::Form::ntt);
-  ring::sample_uniform(prng, c0);
-  ring::sample_uniform(prng, c1);
+  const ring::RnsPoly c0 = uniform_ntt_poly(prng, *context, 3);
+  const ring::RnsPoly c1 = uniform_ntt_poly(prng, *context, 3);
   const DecomposedPoly digits = decompose(*context, c1);
   std::vector<const KeySwitchKey*> group;
   for (uint64_t g : keys.elements())
