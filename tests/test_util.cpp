@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <numeric>
@@ -77,23 +78,52 @@ TEST(ParallelFor, NestedCallsRunSeriallyWithoutDeadlock) {
   EXPECT_FALSE(in_parallel_region());
 }
 
-TEST(ParallelFor, ExceptionsPropagateAfterAllChunksFinish) {
+TEST(ParallelFor, ExceptionsPropagateAfterStartedBodiesFinish) {
   ThreadCountGuard guard;
-  for (std::size_t threads : {1, 4}) {
+  for (std::size_t threads : {1, 2, 4}) {
     set_num_threads(threads);
-    std::atomic<int> finished{0};
+    std::atomic<int> started{0}, finished{0};
     EXPECT_THROW(parallel_for(0, 100,
                               [&](std::size_t i) {
+                                started++;
                                 if (i == 42) throw std::runtime_error("boom");
+                                std::this_thread::sleep_for(std::chrono::microseconds(200));
                                 finished++;
                               }),
                  std::runtime_error);
-    EXPECT_GE(finished.load(), 42);  // chunks before the throwing index all ran
+    // Every body that started had finished when the exception arrived, the
+    // throwing one aside; and the throwing index itself ran.
+    EXPECT_EQ(finished.load(), started.load() - 1) << threads << " threads";
+    EXPECT_GE(started.load(), 1);
     // The pool is usable afterwards.
     std::atomic<int> count{0};
     parallel_for(0, 10, [&](std::size_t) { count++; });
     EXPECT_EQ(count.load(), 10);
   }
+}
+
+// A thread that is free takes indices from another's range: while one
+// thread is held up in index 0, the other runs every other index (with fixed
+// ranges, indices 1-4 would wait behind index 0 and this would time out).
+TEST(ParallelFor, ASlowIndexDoesNotHoldUpTheOthers) {
+  ThreadCountGuard guard;
+  set_num_threads(2);
+  constexpr std::size_t kCount = 10;
+  std::atomic<std::size_t> others_done{0};
+  std::atomic<bool> slow_index_saw_all{false};
+  parallel_for(0, kCount, [&](std::size_t i) {
+    if (i != 0) {
+      others_done++;
+      return;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (others_done.load() < kCount - 1 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    slow_index_saw_all = others_done.load() == kCount - 1;
+  });
+  EXPECT_TRUE(slow_index_saw_all.load()) << "the other indices waited for index 0";
+  EXPECT_EQ(others_done.load(), kCount - 1);
 }
 
 TEST(ParallelFor, OneThreadRunsInlineOnTheCaller) {

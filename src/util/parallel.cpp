@@ -1,7 +1,14 @@
 // A small fixed thread pool behind parallel_for.
 //
-// One job runs at a time: the caller splits [begin, end) into one contiguous
-// chunk per thread, runs chunk 0 itself and hands the rest to the workers.
+// One job runs at a time. Its indices are cut into one contiguous range per
+// participating thread (the caller is participant 0); each thread runs its
+// own range first, then takes indices still unclaimed in the others'. The
+// own ranges keep tower t on the same thread from one loop to the next (key
+// switching and then its division by P, say), so its data is still in that
+// core's cache; taking the others' leftovers balances indices of unequal
+// cost (encryption's three samples) and a vCPU the host ran slower: at two threads, encryption and
+// decryption at N = 16384 ran 1.1-1.4x faster than with fixed ranges alone (BENCHMARKS.md,
+// seventeenth round).
 // A body that calls parallel_for again (thread_local flag set) runs serially,
 // which is what keeps nesting free of oversubscription and deadlock. Callers
 // from different application threads are serialised on job_mutex_; a caller
@@ -13,6 +20,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <system_error>
@@ -54,6 +62,7 @@ class ThreadPool {
     std::lock_guard<std::mutex> job_lock(job_mutex_);
     stop_workers();
     thread_count_ = std::max<std::size_t>(1, threads);
+    ranges_ = std::make_unique<OwnedRange[]>(thread_count_);
     stopping_ = false;
     // New workers start from the current generation so they never mistake the
     // previous job for a fresh one.
@@ -63,7 +72,7 @@ class ThreadPool {
       }
     } catch (const std::system_error& e) {
       // Keep the count the workers that exist can serve, so later jobs
-      // never wait for chunks no thread will run.
+      // never wait for workers that do not exist.
       thread_count_ = workers_.size() + 1;
       throw Error(std::string("set_num_threads: could not start a thread (") + e.what() +
                   "); running with " + std::to_string(thread_count_.load()) + " threads");
@@ -78,19 +87,24 @@ class ThreadPool {
       run_serial(begin, end, body);
       return;
     }
-    const std::size_t chunks = std::min(threads, count);
+    const std::size_t participants = std::min(threads, count);  // caller included
     {
       std::lock_guard<std::mutex> lock(state_mutex_);
       body_ = &body;
       begin_ = begin;
       count_ = count;
-      chunks_ = chunks;
-      pending_ = chunks - 1;
+      participants_ = participants;
+      pending_ = participants - 1;
+      for (std::size_t p = 0; p < participants; ++p) {
+        ranges_[p].next.store(count * p / participants, std::memory_order_relaxed);
+        ranges_[p].end = count * (p + 1) / participants;
+      }
+      failed_.store(false, std::memory_order_relaxed);
       error_ = nullptr;
       ++generation_;
     }
     wake_.notify_all();
-    run_chunk(0);
+    run_claimed(0);
     std::unique_lock<std::mutex> lock(state_mutex_);
     done_.wait(lock, [this] { return pending_ == 0; });
     body_ = nullptr;
@@ -112,15 +126,24 @@ class ThreadPool {
     t_in_parallel_region = was_inside;
   }
 
-  // Runs chunk `index` of the current job; records the first exception.
-  void run_chunk(std::size_t index) {
-    const std::size_t lo = begin_ + count_ * index / chunks_;
-    const std::size_t hi = begin_ + count_ * (index + 1) / chunks_;
-    try {
-      run_serial(lo, hi, *body_);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(state_mutex_);
-      if (!error_) error_ = std::current_exception();
+  // Runs indices of the current job for participant `self`: its own range,
+  // then what is left of the others', each index claimed with one atomic
+  // increment. After a body throws no index is started any more (as the
+  // serial loop stops); the first exception is kept for the caller.
+  void run_claimed(std::size_t self) {
+    for (std::size_t k = 0; k < participants_; ++k) {
+      OwnedRange& range = ranges_[(self + k) % participants_];
+      while (!failed_.load(std::memory_order_relaxed)) {
+        const std::size_t i = range.next.fetch_add(1, std::memory_order_relaxed);
+        if (i >= range.end) break;
+        try {
+          run_serial(begin_ + i, begin_ + i + 1, *body_);
+        } catch (...) {
+          failed_.store(true, std::memory_order_relaxed);
+          std::lock_guard<std::mutex> lock(state_mutex_);
+          if (!error_) error_ = std::current_exception();
+        }
+      }
     }
   }
 
@@ -131,9 +154,9 @@ class ThreadPool {
         wake_.wait(lock, [&] { return stopping_ || generation_ != seen_generation; });
         if (stopping_) return;
         seen_generation = generation_;
-        if (worker_index >= chunks_) continue;  // fewer chunks than workers this time
+        if (worker_index >= participants_) continue;  // fewer indices than threads
       }
-      run_chunk(worker_index);
+      run_claimed(worker_index);
       {
         std::lock_guard<std::mutex> lock(state_mutex_);
         if (--pending_ == 0) done_.notify_one();
@@ -160,8 +183,17 @@ class ThreadPool {
   bool stopping_ = false;
   uint64_t generation_ = 0;
   const std::function<void(std::size_t)>* body_ = nullptr;
-  std::size_t begin_ = 0, count_ = 0, chunks_ = 0, pending_ = 0;
+  std::size_t begin_ = 0, count_ = 0, participants_ = 0, pending_ = 0;
   std::exception_ptr error_;
+  // Participant p's range of the current job: indices [next, end) relative
+  // to begin_ not yet claimed. One cache line each, so that claims by
+  // different threads do not contend.
+  struct alignas(64) OwnedRange {
+    std::atomic<std::size_t> next{0};
+    std::size_t end = 0;
+  };
+  std::unique_ptr<OwnedRange[]> ranges_;  // one per thread
+  std::atomic<bool> failed_{false};       // a body threw: start no more
 };
 
 ThreadPool& pool() {

@@ -5,8 +5,9 @@
 //   inline on the caller's thread: exactly the serial path, no pool, no locks.
 // - A parallel_for called from inside another parallel_for body runs serially
 //   in that worker, so nesting never oversubscribes and never deadlocks.
-// - If bodies throw, every started chunk still finishes, then the first
-//   exception is rethrown on the calling thread.
+// - If bodies throw, every body already started still finishes, no further
+//   index is started, and the first exception is rethrown on the calling
+//   thread.
 #pragma once
 
 #include <cstddef>
@@ -25,8 +26,11 @@ void set_num_threads(std::size_t count);
 bool in_parallel_region();
 
 // Calls body(i) for every i in [begin, end), spread over the pool. Iterations
-// must be independent. Work is split into contiguous chunks, at most one per
-// thread, so body(i) for neighbouring i usually runs on the same thread.
+// must be independent. Each thread starts on its own contiguous range (the
+// same range for the same count and thread count, so body(i) for the same i
+// usually runs on the same thread from one call to the next) and then takes
+// what is left of the others'. Each index costs an atomic increment, so it
+// should stand for real work (a tower, a digit, a chunk the caller sized).
 void parallel_for(std::size_t begin, std::size_t end, const std::function<void(std::size_t)>& body);
 
 }  // namespace heft
