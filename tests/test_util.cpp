@@ -102,15 +102,13 @@ TEST(ParallelFor, ExceptionsPropagateAfterStartedBodiesFinish) {
   }
 }
 
-// A thread that is free takes indices from another's range: while one
-// thread is held up in index 0, the other runs every other index (with fixed
-// ranges, indices 1-4 would wait behind index 0 and this would time out).
-TEST(ParallelFor, ASlowIndexDoesNotHoldUpTheOthers) {
-  ThreadCountGuard guard;
-  set_num_threads(2);
+// Runs a loop of 10 indices in which index 0 waits (up to 20 s) for the
+// other nine to finish; true if they all did while it waited, i.e. another
+// thread of the pool ran them.
+bool others_ran_while_index_0_waited() {
   constexpr std::size_t kCount = 10;
   std::atomic<std::size_t> others_done{0};
-  std::atomic<bool> slow_index_saw_all{false};
+  std::atomic<bool> saw_all{false};
   parallel_for(0, kCount, [&](std::size_t i) {
     if (i != 0) {
       others_done++;
@@ -120,10 +118,32 @@ TEST(ParallelFor, ASlowIndexDoesNotHoldUpTheOthers) {
     while (others_done.load() < kCount - 1 && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    slow_index_saw_all = others_done.load() == kCount - 1;
+    saw_all = others_done.load() == kCount - 1;
   });
-  EXPECT_TRUE(slow_index_saw_all.load()) << "the other indices waited for index 0";
   EXPECT_EQ(others_done.load(), kCount - 1);
+  return saw_all.load();
+}
+
+// A thread that is free takes indices from another's range: while one
+// thread is held up in index 0, the other runs every other index (with fixed
+// ranges, indices 1-4 would wait behind index 0 and this would time out).
+TEST(ParallelFor, ASlowIndexDoesNotHoldUpTheOthers) {
+  ThreadCountGuard guard;
+  set_num_threads(2);
+  EXPECT_TRUE(others_ran_while_index_0_waited()) << "the other indices waited for index 0";
+}
+
+// Idle workers spin for a while and then sleep: a loop right after another
+// finds the worker spinning, one after a long pause must wake it from sleep.
+// Either way the worker joins in (else the loop above would time out).
+TEST(ParallelFor, WorkersJoinWhetherSpinningOrAsleep) {
+  ThreadCountGuard guard;
+  set_num_threads(2);
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_TRUE(others_ran_while_index_0_waited()) << "right after a loop, round " << round;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // past any spin
+    EXPECT_TRUE(others_ran_while_index_0_waited()) << "after 20 ms idle, round " << round;
+  }
 }
 
 TEST(ParallelFor, OneThreadRunsInlineOnTheCaller) {

@@ -6,9 +6,9 @@
 // own ranges keep tower t on the same thread from one loop to the next (key
 // switching and then its division by P, say), so its data is still in that
 // core's cache; taking the others' leftovers balances indices of unequal
-// cost (encryption's three samples) and a vCPU the host ran slower: at two threads, encryption and
-// decryption at N = 16384 ran 1.1-1.4x faster than with fixed ranges alone (BENCHMARKS.md,
-// seventeenth round).
+// cost (encryption's three samples) and a vCPU the host ran slower.
+// Idle workers, and a caller waiting for its workers, spin for a short while
+// before sleeping on a condition variable (spin_until says why).
 // A body that calls parallel_for again (thread_local flag set) runs serially,
 // which is what keeps nesting free of oversubscription and deadlock. Callers
 // from different application threads are serialised on job_mutex_; a caller
@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -68,7 +69,7 @@ class ThreadPool {
     // previous job for a fresh one.
     try {
       for (std::size_t i = 1; i < thread_count_; ++i) {
-        workers_.emplace_back([this, i, start = generation_] { work(i, start); });
+        workers_.emplace_back([this, i, start = generation_.load()] { work(i, start); });
       }
     } catch (const std::system_error& e) {
       // Keep the count the workers that exist can serve, so later jobs
@@ -94,19 +95,20 @@ class ThreadPool {
       begin_ = begin;
       count_ = count;
       participants_ = participants;
-      pending_ = participants - 1;
       for (std::size_t p = 0; p < participants; ++p) {
         ranges_[p].next.store(count * p / participants, std::memory_order_relaxed);
         ranges_[p].end = count * (p + 1) / participants;
       }
       failed_.store(false, std::memory_order_relaxed);
       error_ = nullptr;
-      ++generation_;
+      pending_.store(participants - 1, std::memory_order_relaxed);
+      generation_.store(generation_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     }
-    wake_.notify_all();
+    wake_.notify_all();  // no system call when every worker is still spinning
     run_claimed(0);
+    spin_until([this] { return pending_.load(std::memory_order_acquire) == 0; });
     std::unique_lock<std::mutex> lock(state_mutex_);
-    done_.wait(lock, [this] { return pending_ == 0; });
+    done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
     body_ = nullptr;
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
   }
@@ -147,19 +149,49 @@ class ThreadPool {
     }
   }
 
+  // Spins (with the CPU's pause hint) until done() or kSpinTime has passed;
+  // returns done(). Between the loops of one operation a worker is idle for
+  // microseconds, and waking it from a condition variable cost about 30 us
+  // per parallel_for on the two-vCPU VMs measured (a futex wake, and the
+  // host rescheduling a vCPU that had halted): more than many loops' work.
+  template <typename Done>
+  static bool spin_until(const Done& done) {
+    const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+    for (unsigned round = 1;; ++round) {
+      if (done()) return true;
+      if (round % 64 == 0 && std::chrono::steady_clock::now() >= deadline) return false;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+  }
+
   void work(std::size_t worker_index, uint64_t seen_generation) {
     for (;;) {
+      const auto has_news = [&] {
+        return stopping_.load(std::memory_order_acquire) ||
+               generation_.load(std::memory_order_acquire) != seen_generation;
+      };
+      spin_until(has_news);
+      bool participates = false;
       {
+        // The job is read under the mutex it was written under: a worker
+        // left out of a job could otherwise still be reading participants_
+        // when the caller, not waiting for it, writes the next job's.
         std::unique_lock<std::mutex> lock(state_mutex_);
-        wake_.wait(lock, [&] { return stopping_ || generation_ != seen_generation; });
-        if (stopping_) return;
-        seen_generation = generation_;
-        if (worker_index >= participants_) continue;  // fewer indices than threads
+        if (!has_news()) wake_.wait(lock, has_news);
+        if (stopping_.load(std::memory_order_relaxed)) return;
+        seen_generation = generation_.load(std::memory_order_relaxed);
+        participates = worker_index < participants_;  // fewer indices than threads?
       }
+      if (!participates) continue;
       run_claimed(worker_index);
-      {
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        // The caller may be asleep on done_: notify under the mutex it
+        // checks pending_ under, so the wake-up cannot fall between its
+        // check and its sleep.
         std::lock_guard<std::mutex> lock(state_mutex_);
-        if (--pending_ == 0) done_.notify_one();
+        done_.notify_one();
       }
     }
   }
@@ -167,7 +199,7 @@ class ThreadPool {
   void stop_workers() {
     {
       std::lock_guard<std::mutex> lock(state_mutex_);
-      stopping_ = true;
+      stopping_.store(true, std::memory_order_release);
     }
     wake_.notify_all();
     for (auto& w : workers_)
@@ -175,16 +207,23 @@ class ThreadPool {
     workers_.clear();
   }
 
+  // How long an idle worker, or a caller waiting for its workers, spins
+  // before sleeping on a condition variable.
+  static constexpr std::chrono::microseconds kSpinTime{200};
+
   std::mutex job_mutex_;    // one job at a time
-  std::mutex state_mutex_;  // guards the job description below
+  std::mutex state_mutex_;  // writes of the job description below
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
   std::atomic<std::size_t> thread_count_{1};
-  bool stopping_ = false;
-  uint64_t generation_ = 0;
+  std::atomic<bool> stopping_{false};
+  // Bumped after the job's fields are written, under state_mutex_; atomic so
+  // that idle workers can watch it without the mutex.
+  std::atomic<uint64_t> generation_{0};
   const std::function<void(std::size_t)>* body_ = nullptr;
-  std::size_t begin_ = 0, count_ = 0, participants_ = 0, pending_ = 0;
-  std::exception_ptr error_;
+  std::size_t begin_ = 0, count_ = 0, participants_ = 0;
+  std::atomic<std::size_t> pending_{0};  // workers still running the job
+  std::exception_ptr error_;             // under state_mutex_
   // Participant p's range of the current job: indices [next, end) relative
   // to begin_ not yet claimed. One cache line each, so that claims by
   // different threads do not contend.
