@@ -2,6 +2,7 @@
 // embedding at zeta^(5^j), in long double.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <numbers>
@@ -10,6 +11,7 @@
 
 #include "heft/schemes/ckks/special_fft.hpp"
 #include "heft/util/error.hpp"
+#include "heft/util/parallel.hpp"
 
 namespace heft::ckks {
 namespace {
@@ -72,6 +74,37 @@ TEST(SpecialFft, InverseUndoesForward) {
       max_error = std::max(max_error, std::abs(v[j] - original[j]));
     EXPECT_LT(max_error, 1e-13) << "n=" << n << " log2 error " << std::log2(max_error);
   }
+}
+
+// Large transforms are split across the pool (blocks per thread, then the
+// wide stages by butterflies); the arithmetic is the serial transform's, so
+// the output must be bit for bit the one-thread output at every thread count
+// (3 threads: two parts), and inverse then forward must still round-trip.
+TEST(SpecialFft, SplitAcrossThreadsEqualsTheSerialTransform) {
+  std::mt19937_64 rng(3);
+  const std::size_t saved = num_threads();
+  SpecialFft fft(1 << 14);
+  for (std::size_t n : {4096, 1 << 14}) {
+    const auto input = random_complex(n, rng);
+    set_num_threads(1);
+    auto serial_forward = input, serial_inverse = input;
+    fft.forward(serial_forward);
+    fft.inverse(serial_inverse);
+    for (std::size_t threads : {2, 3, 4, 8}) {
+      set_num_threads(threads);
+      auto forward = input, inverse = input;
+      fft.forward(forward);
+      fft.inverse(inverse);
+      EXPECT_EQ(forward, serial_forward) << "n=" << n << ", " << threads << " threads";
+      EXPECT_EQ(inverse, serial_inverse) << "n=" << n << ", " << threads << " threads";
+      fft.forward(inverse);
+      double max_error = 0;
+      for (std::size_t j = 0; j < n; ++j)
+        max_error = std::max(max_error, std::abs(inverse[j] - input[j]));
+      EXPECT_LT(max_error, 1e-13) << "n=" << n << ", " << threads << " threads";
+    }
+  }
+  set_num_threads(saved);
 }
 
 TEST(SpecialFft, RejectsBadSizes) {

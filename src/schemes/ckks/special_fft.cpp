@@ -1,4 +1,5 @@
-// CKKS special FFT: a radix-2 transform over the rotation group 5^j.
+// CKKS special FFT: a radix-2 transform over the rotation group 5^j, split
+// across the thread pool for large slot counts.
 #include "heft/schemes/ckks/special_fft.hpp"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "heft/util/error.hpp"
+#include "heft/util/parallel.hpp"
 
 namespace heft::ckks {
 namespace {
@@ -21,6 +23,24 @@ bool is_power_of_two(std::size_t x) {
 // NaNs (C99 Annex G), which makes it a library call in the inner loop.
 inline std::complex<double> multiply(std::complex<double> a, std::complex<double> b) {
   return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+
+// The two butterflies: forward (x, y) -> (x + w y, x - w y), inverse
+// (x, y) -> (x + y, w (x - y)).
+inline void forward_butterfly(std::complex<double>& x, std::complex<double>& y,
+                              std::complex<double> w) {
+  const std::complex<double> u = x;
+  const std::complex<double> v = multiply(y, w);
+  x = u + v;
+  y = u - v;
+}
+
+inline void inverse_butterfly(std::complex<double>& x, std::complex<double>& y,
+                              std::complex<double> w) {
+  const std::complex<double> u = x + y;
+  const std::complex<double> v = multiply(x - y, w);
+  x = u;
+  y = v;
 }
 
 void bit_reverse_permute(std::span<std::complex<double>> values) {
@@ -127,6 +147,82 @@ SpecialFft::SpecialFft(std::size_t max_slots) : max_slots_(max_slots), order_(4 
   }
 }
 
+namespace {
+
+// Below this many values a transform stays on the calling thread: waking the
+// pool would cost more than the stages save.
+constexpr std::size_t kMinParallelValues = 4096;
+
+// How many parts a transform of n values is cut into: one per thread (a power
+// of two, so that parts and stages line up), or 1 when small or nested.
+std::size_t part_count(std::size_t n) {
+  if (n < kMinParallelValues || in_parallel_region()) return 1;
+  std::size_t parts = 1;
+  while (2 * parts <= num_threads() && 2 * parts <= n / 2)
+    parts *= 2;
+  return parts;
+}
+
+// Forward stages half = first_half, 2 first_half, ... < values.size() on
+// values (bit-reversed input, as in the serial transform).
+void forward_stages(std::span<std::complex<double>> values, std::size_t first_half,
+                    const std::complex<double>* twiddle_table) {
+  const std::size_t n = values.size();
+  for (std::size_t half = first_half; half < n; half <<= 1) {
+    const std::complex<double>* twiddles = twiddle_table + half;
+    for (std::size_t start = 0; start < n; start += 2 * half) {
+      std::complex<double>* x = values.data() + start;
+      std::complex<double>* y = x + half;
+      for (std::size_t j = 0; j < half; ++j)
+        forward_butterfly(x[j], y[j], twiddles[j]);
+    }
+  }
+}
+
+// Inverse stages half = values.size() / 2, ..., 1 on values.
+void inverse_stages(std::span<std::complex<double>> values,
+                    const std::complex<double>* twiddle_table) {
+  const std::size_t n = values.size();
+  for (std::size_t half = n >> 1; half >= 1; half >>= 1) {
+    const std::complex<double>* twiddles = twiddle_table + half;
+    for (std::size_t start = 0; start < n; start += 2 * half) {
+      std::complex<double>* x = values.data() + start;
+      std::complex<double>* y = x + half;
+      for (std::size_t j = 0; j < half; ++j)
+        inverse_butterfly(x[j], y[j], twiddles[j]);
+    }
+  }
+}
+
+// One stage whose blocks (2 half values) span more than one part: part p
+// takes butterflies [p s, (p + 1) s) of the n / 2, s = n / (2 parts), which
+// lie inside one block since half is a multiple of s. Same arithmetic as the
+// serial stage, so the result does not depend on the thread count.
+template <bool kForward>
+void wide_stage(std::span<std::complex<double>> values, std::size_t half, std::size_t parts,
+                const std::complex<double>* twiddle_table) {
+  const std::size_t slice = values.size() / (2 * parts);
+  const std::complex<double>* twiddles = twiddle_table + half;
+  parallel_for(0, parts, [&](std::size_t p) {
+    const std::size_t first = p * slice;
+    std::complex<double>* x = values.data() + (first / half) * 2 * half;
+    std::complex<double>* y = x + half;
+    for (std::size_t j = first % half; j < first % half + slice; ++j) {
+      if constexpr (kForward) {
+        forward_butterfly(x[j], y[j], twiddles[j]);
+      } else {
+        inverse_butterfly(x[j], y[j], twiddles[j]);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+// With several threads the transform is cut into `parts` contiguous blocks:
+// the stages whose butterflies stay inside a block run one block per thread
+// in one loop, and each of the log2(parts) wider stages is split by
+// butterflies. With two threads that is two parallel loops per transform.
 void SpecialFft::forward(std::span<std::complex<double>> values) const {
   const std::size_t n = values.size();
   if (!is_power_of_two(n) || n > max_slots_) {
@@ -134,19 +230,17 @@ void SpecialFft::forward(std::span<std::complex<double>> values) const {
                           " values: need a power of two up to " + std::to_string(max_slots_));
   }
   bit_reverse_permute(values);
-  for (std::size_t half = 1; half < n; half <<= 1) {
-    const std::complex<double>* twiddles = forward_twiddles_.data() + half;
-    for (std::size_t start = 0; start < n; start += 2 * half) {
-      std::complex<double>* x = values.data() + start;
-      std::complex<double>* y = x + half;
-      for (std::size_t j = 0; j < half; ++j) {
-        const std::complex<double> u = x[j];
-        const std::complex<double> v = multiply(y[j], twiddles[j]);
-        x[j] = u + v;
-        y[j] = u - v;
-      }
-    }
+  const std::size_t parts = part_count(n);
+  const std::size_t block = n / parts;
+  if (parts == 1) {
+    forward_stages(values, 1, forward_twiddles_.data());
+    return;
   }
+  parallel_for(0, parts, [&](std::size_t p) {
+    forward_stages(values.subspan(p * block, block), 1, forward_twiddles_.data());
+  });
+  for (std::size_t half = block; half < n; half <<= 1)
+    wide_stage<true>(values, half, parts, forward_twiddles_.data());
 }
 
 void SpecialFft::inverse(std::span<std::complex<double>> values) const {
@@ -155,18 +249,16 @@ void SpecialFft::inverse(std::span<std::complex<double>> values) const {
     throw InvalidArgument("special inverse FFT of " + std::to_string(n) +
                           " values: need a power of two up to " + std::to_string(max_slots_));
   }
-  for (std::size_t half = n >> 1; half >= 1; half >>= 1) {
-    const std::complex<double>* twiddles = inverse_twiddles_.data() + half;
-    for (std::size_t start = 0; start < n; start += 2 * half) {
-      std::complex<double>* x = values.data() + start;
-      std::complex<double>* y = x + half;
-      for (std::size_t j = 0; j < half; ++j) {
-        const std::complex<double> u = x[j] + y[j];
-        const std::complex<double> v = multiply(x[j] - y[j], twiddles[j]);
-        x[j] = u;
-        y[j] = v;
-      }
-    }
+  const std::size_t parts = part_count(n);
+  const std::size_t block = n / parts;
+  if (parts == 1) {
+    inverse_stages(values, inverse_twiddles_.data());
+  } else {
+    for (std::size_t half = n >> 1; half >= block; half >>= 1)
+      wide_stage<false>(values, half, parts, inverse_twiddles_.data());
+    parallel_for(0, parts, [&](std::size_t p) {
+      inverse_stages(values.subspan(p * block, block), inverse_twiddles_.data());
+    });
   }
   bit_reverse_permute(values);
   const double inv_n = 1.0 / static_cast<double>(n);
