@@ -307,9 +307,25 @@ uint64_t Encoder::reduce_integer(double value, std::size_t tower) const {
   return value < 0 ? q.negate(residue) : residue;
 }
 
-std::vector<double> Encoder::rounded_coefficients(std::span<const std::complex<double>> values,
-                                                  double scale, std::size_t level, std::size_t n,
-                                                  const char* operation) const {
+namespace {
+
+bool is_finite_value(std::complex<double> value) {
+  return std::isfinite(value.real()) && std::isfinite(value.imag());
+}
+bool is_finite_value(double value) {
+  return std::isfinite(value);
+}
+
+}  // namespace
+
+// The scratch here (slots, coefficients) comes from the memory pool: fresh
+// multi-megabyte std::vectors on every call went back to the kernel when
+// freed, and page faults plus zeroing were half of encoding at N = 2^16 (and
+// kept it from gaining anything from a second thread).
+template <class Value>
+AlignedBuffer<double> Encoder::rounded_coefficients(std::span<const Value> values, double scale,
+                                                    std::size_t level, std::size_t n,
+                                                    const char* operation) const {
   check_level(level, operation);
   check_scale(scale, operation);
   if (values.size() > n) {
@@ -317,18 +333,20 @@ std::vector<double> Encoder::rounded_coefficients(std::span<const std::complex<d
                           " values do not fit in " + std::to_string(n) + " slots");
   }
   for (std::size_t k = 0; k < values.size(); ++k) {
-    if (!std::isfinite(values[k].real()) || !std::isfinite(values[k].imag())) {
+    if (!is_finite_value(values[k])) {
       throw InvalidArgument("CKKS " + std::string(operation) + ": value " + std::to_string(k) +
                             " is not finite (NaN or infinity)");
     }
   }
 
-  std::vector<std::complex<double>> u(n);
+  AlignedBuffer<std::complex<double>> u(n, AlignedBuffer<std::complex<double>>::Uninitialized{});
   std::copy(values.begin(), values.end(), u.begin());
-  fft_.inverse(u);
+  std::fill(u.begin() + static_cast<std::ptrdiff_t>(values.size()), u.end(),
+            std::complex<double>{});
+  fft_.inverse(u.span());
 
   // coefficients[k] goes to position k * gap: Re(u_k) for k < n, Im(u_{k-n}) after.
-  std::vector<double> coefficients(2 * n);
+  AlignedBuffer<double> coefficients(2 * n, AlignedBuffer<double>::Uninitialized{});
   double largest = 0;
   bool finite = true;
   for (std::size_t k = 0; k < n; ++k) {
@@ -346,19 +364,38 @@ std::vector<double> Encoder::rounded_coefficients(std::span<const std::complex<d
 rlwe::Plaintext Encoder::encode(std::span<const std::complex<double>> values, double scale,
                                 std::size_t level, std::size_t slots) const {
   const std::size_t n = resolve_slots(slots, "encode");
-  return make_plaintext(rounded_coefficients(values, scale, level, n, "encode"), scale, level, n);
+  return make_plaintext(rounded_coefficients(values, scale, level, n, "encode").span(), scale,
+                        level, n);
+}
+
+rlwe::Plaintext Encoder::encode(std::span<const double> values, double scale, std::size_t level,
+                                std::size_t slots) const {
+  const std::size_t n = resolve_slots(slots, "encode");
+  return make_plaintext(rounded_coefficients(values, scale, level, n, "encode").span(), scale,
+                        level, n);
 }
 
 ExtendedPlaintext Encoder::encode_extended(std::span<const std::complex<double>> values,
                                            double scale, std::size_t level,
                                            std::size_t slots) const {
+  return encode_extended_from(values, scale, level, slots);
+}
+
+ExtendedPlaintext Encoder::encode_extended(std::span<const double> values, double scale,
+                                           std::size_t level, std::size_t slots) const {
+  return encode_extended_from(values, scale, level, slots);
+}
+
+template <class Value>
+ExtendedPlaintext Encoder::encode_extended_from(std::span<const Value> values, double scale,
+                                                std::size_t level, std::size_t slots) const {
   if (!context_->supports_key_switching()) {
     throw InvalidArgument("CKKS encode_extended: these parameters have no special primes");
   }
   const std::size_t n = resolve_slots(slots, "encode_extended");
-  const std::vector<double> coefficients =
+  const AlignedBuffer<double> coefficients =
       rounded_coefficients(values, scale, level, n, "encode_extended");
-  rlwe::Plaintext q_part = make_plaintext(coefficients, scale, level, n);
+  rlwe::Plaintext q_part = make_plaintext(coefficients.span(), scale, level, n);
   // The same integers modulo each special prime (a few towers: plain scalar code).
   const auto& p_ring = context_->special_ring();
   const std::size_t gap = degree_ / coefficients.size();
@@ -377,20 +414,7 @@ ExtendedPlaintext Encoder::encode_extended(std::span<const std::complex<double>>
   return {{std::move(q_part.poly), std::move(p_part)}, scale, n};
 }
 
-ExtendedPlaintext Encoder::encode_extended(std::span<const double> values, double scale,
-                                           std::size_t level, std::size_t slots) const {
-  std::vector<std::complex<double>> complex_values(values.begin(), values.end());
-  return encode_extended(std::span<const std::complex<double>>(complex_values), scale, level,
-                         slots);
-}
-
-rlwe::Plaintext Encoder::encode(std::span<const double> values, double scale, std::size_t level,
-                                std::size_t slots) const {
-  std::vector<std::complex<double>> complex_values(values.begin(), values.end());
-  return encode(std::span<const std::complex<double>>(complex_values), scale, level, slots);
-}
-
-rlwe::Plaintext Encoder::make_plaintext(const std::vector<double>& coefficients, double scale,
+rlwe::Plaintext Encoder::make_plaintext(std::span<const double> coefficients, double scale,
                                         std::size_t level, std::size_t slots) const {
   const std::size_t count = coefficients.size();
   const std::size_t gap = degree_ / count;
@@ -398,8 +422,9 @@ rlwe::Plaintext Encoder::make_plaintext(const std::vector<double>& coefficients,
 
   // |c_k| = magnitude_k * 2^shift_k (shift_k = 0 below 2^63); sign_k is an
   // all-ones mask for c_k < 0.
-  std::vector<uint64_t> magnitude(count), sign(count);
-  std::vector<uint16_t> shift(count);
+  AlignedBuffer<uint64_t> magnitude(count, AlignedBuffer<uint64_t>::Uninitialized{});
+  AlignedBuffer<uint64_t> sign(count, AlignedBuffer<uint64_t>::Uninitialized{});
+  AlignedBuffer<uint16_t> shift(count, AlignedBuffer<uint16_t>::Uninitialized{});
   bool shifted = false;
   uint64_t largest = 0;
   for (std::size_t k = 0; k < count; ++k) {
@@ -411,7 +436,11 @@ rlwe::Plaintext Encoder::make_plaintext(const std::vector<double>& coefficients,
     largest = std::max(largest, split.magnitude);
   }
 
-  rlwe::Plaintext plain{ring::RnsPoly(ring_, towers), scale, slots};
+  // Every value is written below when the coefficients fill the ring (gap 1);
+  // sparse packing leaves the positions between them at zero.
+  rlwe::Plaintext plain{
+      gap == 1 ? ring::RnsPoly::uninitialized(ring_, towers) : ring::RnsPoly(ring_, towers), scale,
+      slots};
   for_each_index(0, towers, degree_, [&](std::size_t i) {
     // Locals, not captures: stores through `out` may not alias them, so the
     // loops below keep them in registers (and the first one vectorises).

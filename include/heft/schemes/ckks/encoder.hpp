@@ -36,6 +36,7 @@
 #include "heft/rlwe/keys.hpp"
 #include "heft/rlwe/plaintext.hpp"
 #include "heft/schemes/ckks/special_fft.hpp"
+#include "heft/util/aligned_buffer.hpp"
 
 namespace heft::ckks {
 
@@ -105,16 +106,22 @@ class Encoder {
   // Throws unless 2 * magnitude < Q_level (magnitude: a non-negative integer).
   void check_fits(double magnitude, double scale, std::size_t level, const char* operation) const;
   // encode()'s checks, FFT and rounding: the 2 n integer-valued coefficients
-  // (position k * gap) of n values at `scale`, checked to fit Q_level.
-  [[nodiscard]] std::vector<double> rounded_coefficients(
-      std::span<const std::complex<double>> values, double scale, std::size_t level, std::size_t n,
-      const char* operation) const;
+  // (position k * gap) of n values at `scale`, checked to fit Q_level. Value
+  // is std::complex<double> or double (real values, imaginary parts 0).
+  template <class Value>
+  [[nodiscard]] AlignedBuffer<double> rounded_coefficients(std::span<const Value> values,
+                                                           double scale, std::size_t level,
+                                                           std::size_t n,
+                                                           const char* operation) const;
+  // encode_extended for complex or real values.
+  template <class Value>
+  [[nodiscard]] ExtendedPlaintext encode_extended_from(std::span<const Value> values, double scale,
+                                                       std::size_t level, std::size_t slots) const;
   // An integer-valued double reduced modulo the modulus of `tower`.
   [[nodiscard]] uint64_t reduce_integer(double value, std::size_t tower) const;
   // 2 * slots integer-valued coefficients (position k * gap) into a plaintext.
-  [[nodiscard]] rlwe::Plaintext make_plaintext(const std::vector<double>& coefficients,
-                                               double scale, std::size_t level,
-                                               std::size_t slots) const;
+  [[nodiscard]] rlwe::Plaintext make_plaintext(std::span<const double> coefficients, double scale,
+                                               std::size_t level, std::size_t slots) const;
   // Steps 2b and 3 of decoding (see encoder.cpp) for the coefficients at
   // `positions` (indices into `values`, read at position * gap) that the
   // tower-0 candidate did not explain; writes x / scale into values.
