@@ -2,13 +2,16 @@
 // (Native_* on one prime, DCRT_* on several towers) plus per-ISA kernel rows
 // NTT_fwd/<isa>/<N>/<qbits>, NTT_inv/..., MulMod/..., AddMod/..., FmaMod/...,
 // DotPair/<isa>/16384/<qbits>/terms:8 (key switching's inner product) and
-// WeightedSum/<isa>/16384/<qbits>/terms:9 (base conversion's inner sum).
+// WeightedSum/<isa>/16384/<qbits>/terms:9 (base conversion's inner sum), and
+// CKKS's special FFT, SpecialFft_fwd/<slots> and SpecialFft_inv/<slots>, at
+// the active level (pick one with HEFT_ISA=scalar|avx2|avx512).
 //
 // Run single-threaded for comparisons with ../shared/ANCHORS.md:
 //   HEFT_NUM_THREADS=1 build/bench/bench_poly --benchmark_repetitions=5 \
 //       --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <complex>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +22,7 @@
 #include "heft/ring/poly_context.hpp"
 #include "heft/ring/rns_base.hpp"
 #include "heft/ring/rns_poly.hpp"
+#include "heft/schemes/ckks/special_fft.hpp"
 #include "heft/util/aligned_buffer.hpp"
 
 namespace {
@@ -254,6 +258,30 @@ void DCRT_intt(benchmark::State& state) {
   }
 }
 
+// CKKS's special FFT on `slots` values (encoding runs the inverse, decoding
+// the forward transform), at the active ISA level and thread count.
+std::vector<std::complex<double>> random_slots(std::size_t slots) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  std::vector<std::complex<double>> values(slots);
+  for (auto& v : values)
+    v = {dist(rng), dist(rng)};
+  return values;
+}
+void special_fft(benchmark::State& state, bool forward) {
+  const auto slots = static_cast<std::size_t>(state.range(0));
+  const heft::ckks::SpecialFft fft(slots);
+  auto values = random_slots(slots);
+  for (auto _ : state) {
+    if (forward) {
+      fft.forward(values);
+    } else {
+      fft.inverse(values);
+    }
+    benchmark::ClobberMemory();
+  }
+}
+
 void native_args(benchmark::internal::Benchmark* b) {
   b->ArgName("N");
   for (int64_t n : kRingDims)
@@ -276,6 +304,16 @@ BENCHMARK(DCRT_add)->Apply(dcrt_args);
 BENCHMARK(DCRT_mul)->Apply(dcrt_args);
 BENCHMARK(DCRT_ntt)->Apply(dcrt_args);
 BENCHMARK(DCRT_intt)->Apply(dcrt_args);
+BENCHMARK_CAPTURE(special_fft, fwd, true)
+    ->Name("SpecialFft_fwd")
+    ->RangeMultiplier(2)
+    ->Range(4096, 65536)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(special_fft, inv, false)
+    ->Name("SpecialFft_inv")
+    ->RangeMultiplier(2)
+    ->Range(4096, 65536)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

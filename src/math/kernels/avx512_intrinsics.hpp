@@ -138,6 +138,36 @@ static inline __m512i mullo_epi64(__m512i a, __m512i b) {
 #define _mm512_maskz_sub_epi64(k, a, b) \
   _mm512_maskz_mov_epi64((k), heft_emulation::sub_epi64((a), (b)))
 
+// Nor the in-lane permute of doubles (vpermilpd with an immediate): bit i
+// of imm picks the upper (1) or lower (0) double of lane i's 128-bit pair.
+namespace heft_emulation {
+static inline __m512d permute_pd(__m512d a, int imm) {
+  alignas(64) double in[8], out[8];
+  _mm512_store_pd(in, a);
+  for (int i = 0; i < 8; ++i)
+    out[i] = in[(i & ~1) | ((imm >> i) & 1)];
+  return _mm512_load_pd(out);
+}
+}  // namespace heft_emulation
+#define _mm512_permute_pd(a, imm) heft_emulation::permute_pd((a), (imm))
+// Nor the 512-bit shuffle of 128-bit lanes: result lanes 0 and 1 are lanes
+// imm[1:0] and imm[3:2] of a, lanes 2 and 3 are imm[5:4] and imm[7:6] of b.
+namespace heft_emulation {
+static inline __m512d shuffle_f64x2(__m512d a, __m512d b, int imm) {
+  alignas(64) double in_a[8], in_b[8], out[8];
+  _mm512_store_pd(in_a, a);
+  _mm512_store_pd(in_b, b);
+  for (int lane = 0; lane < 4; ++lane) {
+    const double* source = lane < 2 ? in_a : in_b;
+    const int pick = (imm >> (2 * lane)) & 3;
+    out[2 * lane] = source[2 * pick];
+    out[2 * lane + 1] = source[2 * pick + 1];
+  }
+  return _mm512_load_pd(out);
+}
+}  // namespace heft_emulation
+#define _mm512_shuffle_f64x2(a, b, imm) heft_emulation::shuffle_f64x2((a), (b), (imm))
+
 #define _mm512_maskz_loadu_epi64(k, p) heft_emulation::maskz_loadu_epi64((k), (p))
 #define _mm512_mask_storeu_epi64(p, k, a) heft_emulation::mask_storeu_epi64((p), (k), (a))
 

@@ -182,6 +182,34 @@ HEFT_DECLARE_SUM_KERNELS
   void scaled_sum_double(double* sums, const uint64_t* rows, size_t stride, const double* factors, \
                          size_t k, size_t n);
 
+// The radix-2 stages of a complex FFT (math/complex_fft.hpp), one form per
+// vector width: scalar, avx2 (two complex values per vector) and avx512 (four,
+// also what the ifma level runs). Complex numbers are interleaved (real,
+// imaginary) pairs of doubles; n is a count of complex values, a power of
+// two, and the stage of half-length h reads its twiddles at [h, 2h) of the
+// table w, entry h + j for butterfly j. Each complex product is two products
+// and a sum per part, never fused (these files are built with
+// -ffp-contract=off), so every level gives the same bits:
+//   fft_forward_stages: stages h = 1, 2, ..., n/2 of the decimation-in-time
+//     transform, (x, y) -> (x + w y, x - w y).
+//   fft_inverse_stages: stages h = n/2, ..., 1, (x, y) -> (x + y, w (x - y)).
+#define HEFT_DECLARE_COMPLEX_FFT                                      \
+  void fft_forward_stages(double* values, size_t n, const double* w); \
+  void fft_inverse_stages(double* values, size_t n, const double* w);
+
+namespace scalar {
+HEFT_DECLARE_COMPLEX_FFT
+}  // namespace scalar
+namespace avx2 {
+HEFT_DECLARE_COMPLEX_FFT
+}  // namespace avx2
+namespace avx512 {
+HEFT_DECLARE_COMPLEX_FFT
+}  // namespace avx512
+namespace avx512_emulated {
+HEFT_DECLARE_COMPLEX_FFT
+}  // namespace avx512_emulated
+
 // The AVX-512 levels (and their emulated builds): out-of-place and shifted
 // transforms, both sums and the scaled sum in doubles; ifma's inner product
 // has a 52-bit form of its own below 2^50, its other sums are avx512's.

@@ -1,57 +1,24 @@
-// CKKS special FFT: a radix-2 transform over the rotation group 5^j, split
-// across the thread pool for large slot counts.
+// CKKS special FFT: a radix-2 transform over the rotation group 5^j. The
+// stages are the vectorised kernels of heft/math/complex_fft.hpp; this file
+// builds the twiddles and puts the values in bit-reversed order.
 #include "heft/schemes/ckks/special_fft.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numbers>
 #include <string>
 #include <tuple>
 #include <utility>
 
+#include "heft/math/complex_fft.hpp"
 #include "heft/util/error.hpp"
-#include "heft/util/parallel.hpp"
 
 namespace heft::ckks {
 namespace {
 
 bool is_power_of_two(std::size_t x) {
   return x != 0 && (x & (x - 1)) == 0;
-}
-
-// Plain complex product: std::complex's operator* must handle infinities and
-// NaNs (C99 Annex G), which makes it a library call in the inner loop.
-inline std::complex<double> multiply(std::complex<double> a, std::complex<double> b) {
-  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
-}
-
-// The two butterflies: forward (x, y) -> (x + w y, x - w y), inverse
-// (x, y) -> (x + y, w (x - y)).
-inline void forward_butterfly(std::complex<double>& x, std::complex<double>& y,
-                              std::complex<double> w) {
-  const std::complex<double> u = x;
-  const std::complex<double> v = multiply(y, w);
-  x = u + v;
-  y = u - v;
-}
-
-inline void inverse_butterfly(std::complex<double>& x, std::complex<double>& y,
-                              std::complex<double> w) {
-  const std::complex<double> u = x + y;
-  const std::complex<double> v = multiply(x - y, w);
-  x = u;
-  y = v;
-}
-
-void bit_reverse_permute(std::span<std::complex<double>> values) {
-  const std::size_t n = values.size();
-  for (std::size_t i = 1, j = 0; i < n; ++i) {
-    std::size_t bit = n >> 1;
-    for (; j & bit; bit >>= 1)
-      j ^= bit;
-    j ^= bit;
-    if (i < j) std::swap(values[i], values[j]);
-  }
 }
 
 // exp(2 pi i k / m) computed from the angle reduced to the first octant, so
@@ -135,6 +102,14 @@ SpecialFft::SpecialFft(std::size_t max_slots) : max_slots_(max_slots), order_(4 
     rotation_group_[j] = power;
     power = power * 5 % order_;
   }
+  bit_reversed_.resize(max_slots_);
+  const int bits = std::countr_zero(max_slots_);
+  for (std::size_t i = 0; i < max_slots_; ++i) {
+    uint32_t reversed = 0;
+    for (int b = 0; b < bits; ++b)
+      reversed |= static_cast<uint32_t>((i >> b) & 1) << (bits - 1 - b);
+    bit_reversed_[i] = reversed;
+  }
   forward_twiddles_.resize(std::max<std::size_t>(max_slots_, 2));
   inverse_twiddles_.resize(forward_twiddles_.size());
   for (std::size_t half = 1; 2 * half <= max_slots_; half <<= 1) {
@@ -147,100 +122,75 @@ SpecialFft::SpecialFft(std::size_t max_slots) : max_slots_(max_slots), order_(4 
   }
 }
 
-namespace {
-
-// Below this many values a transform stays on the calling thread: waking the
-// pool would cost more than the stages save.
-constexpr std::size_t kMinParallelValues = 4096;
-
-// How many parts a transform of n values is cut into: one per thread (a power
-// of two, so that parts and stages line up), or 1 when small or nested.
-std::size_t part_count(std::size_t n) {
-  if (n < kMinParallelValues || in_parallel_region()) return 1;
-  std::size_t parts = 1;
-  while (2 * parts <= num_threads() && 2 * parts <= n / 2)
-    parts *= 2;
-  return parts;
-}
-
-// Forward stages half = first_half, 2 first_half, ... < values.size() on
-// values (bit-reversed input, as in the serial transform).
-void forward_stages(std::span<std::complex<double>> values, std::size_t first_half,
-                    const std::complex<double>* twiddle_table) {
+// values[i] <-> values[brv(i)], brv reversing the log2(n) bits of i, and
+// every value times `scale` when kScale (the inverse transform's 1/n, the
+// same product a separate pass would make).
+//
+// Taken in order of i, brv(i) jumps by n/2 and every access lands in the same
+// cache set, so the swaps wait on L2 one at a time. Instead i is split as
+// (a, b, c), a and c of kTileBits bits (c lowest): brv(a, b, c) = (brv(c),
+// brv(b), brv(a)), so the 2^kTileBits lines of tile b (each line the values
+// with one a, all c: contiguous) swap with those of tile brv(b) and nothing
+// else. Each cache line is then read and written once.
+template <bool kScale>
+void SpecialFft::permute_bit_reversed(std::span<std::complex<double>> values, double scale) const {
+  constexpr int kTileBits = 2;
+  constexpr std::size_t kTile = std::size_t{1} << kTileBits;
+  constexpr std::size_t kReversedTile[kTile] = {0, 2, 1, 3};
   const std::size_t n = values.size();
-  for (std::size_t half = first_half; half < n; half <<= 1) {
-    const std::complex<double>* twiddles = twiddle_table + half;
-    for (std::size_t start = 0; start < n; start += 2 * half) {
-      std::complex<double>* x = values.data() + start;
-      std::complex<double>* y = x + half;
-      for (std::size_t j = 0; j < half; ++j)
-        forward_butterfly(x[j], y[j], twiddles[j]);
-    }
-  }
-}
-
-// Inverse stages half = values.size() / 2, ..., 1 on values.
-void inverse_stages(std::span<std::complex<double>> values,
-                    const std::complex<double>* twiddle_table) {
-  const std::size_t n = values.size();
-  for (std::size_t half = n >> 1; half >= 1; half >>= 1) {
-    const std::complex<double>* twiddles = twiddle_table + half;
-    for (std::size_t start = 0; start < n; start += 2 * half) {
-      std::complex<double>* x = values.data() + start;
-      std::complex<double>* y = x + half;
-      for (std::size_t j = 0; j < half; ++j)
-        inverse_butterfly(x[j], y[j], twiddles[j]);
-    }
-  }
-}
-
-// One stage whose blocks (2 half values) span more than one part: part p
-// takes butterflies [p s, (p + 1) s) of the n / 2, s = n / (2 parts), which
-// lie inside one block since half is a multiple of s. Same arithmetic as the
-// serial stage, so the result does not depend on the thread count.
-template <bool kForward>
-void wide_stage(std::span<std::complex<double>> values, std::size_t half, std::size_t parts,
-                const std::complex<double>* twiddle_table) {
-  const std::size_t slice = values.size() / (2 * parts);
-  const std::complex<double>* twiddles = twiddle_table + half;
-  parallel_for(0, parts, [&](std::size_t p) {
-    const std::size_t first = p * slice;
-    std::complex<double>* x = values.data() + (first / half) * 2 * half;
-    std::complex<double>* y = x + half;
-    for (std::size_t j = first % half; j < first % half + slice; ++j) {
-      if constexpr (kForward) {
-        forward_butterfly(x[j], y[j], twiddles[j]);
-      } else {
-        inverse_butterfly(x[j], y[j], twiddles[j]);
+  const int bits = std::countr_zero(n);
+  std::complex<double>* v = values.data();
+  auto swap_pair = [&](std::size_t i, std::size_t j) {
+    const std::complex<double> at_i = v[i];
+    v[i] = kScale ? v[j] * scale : v[j];
+    v[j] = kScale ? at_i * scale : at_i;
+  };
+  if (bits < 2 * kTileBits) {
+    const int shift = std::countr_zero(max_slots_) - bits;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t j = bit_reversed_[i] >> shift;
+      if (i < j) {
+        swap_pair(i, j);
+      } else if (kScale && i == j) {
+        v[i] *= scale;
       }
     }
-  });
+    return;
+  }
+  const int middle_bits = bits - 2 * kTileBits;
+  const int middle_shift = std::countr_zero(max_slots_) - middle_bits;
+  const std::size_t row_stride = std::size_t{1} << (middle_bits + kTileBits);  // one step of a
+  for (std::size_t b = 0; b < (std::size_t{1} << middle_bits); ++b) {
+    const std::size_t reversed_b = middle_bits == 0 ? 0 : bit_reversed_[b] >> middle_shift;
+    if (reversed_b < b) continue;  // done with its partner
+    for (std::size_t a = 0; a < kTile; ++a) {
+      for (std::size_t c = 0; c < kTile; ++c) {
+        const std::size_t i = a * row_stride + b * kTile + c;
+        const std::size_t j = kReversedTile[c] * row_stride + reversed_b * kTile + kReversedTile[a];
+        // Tiles b < brv(b) swap whole; a tile that is its own reversal
+        // swaps within itself, each pair once.
+        if (reversed_b != b || i < j) {
+          swap_pair(i, j);
+        } else if (kScale && i == j) {
+          v[i] *= scale;
+        }
+      }
+    }
+  }
 }
 
-}  // namespace
-
-// With several threads the transform is cut into `parts` contiguous blocks:
-// the stages whose butterflies stay inside a block run one block per thread
-// in one loop, and each of the log2(parts) wider stages is split by
-// butterflies. With two threads that is two parallel loops per transform.
+// Both transforms run on the calling thread: since the stages were
+// vectorised (math/complex_fft.hpp), a transform of 2^15 values takes about
+// 0.1 ms, and splitting one across two threads of the pool was measured
+// slower at every size from 2^12 to 2^16 (BENCHMARKS.md, nineteenth round).
 void SpecialFft::forward(std::span<std::complex<double>> values) const {
   const std::size_t n = values.size();
   if (!is_power_of_two(n) || n > max_slots_) {
     throw InvalidArgument("special FFT of " + std::to_string(n) +
                           " values: need a power of two up to " + std::to_string(max_slots_));
   }
-  bit_reverse_permute(values);
-  const std::size_t parts = part_count(n);
-  const std::size_t block = n / parts;
-  if (parts == 1) {
-    forward_stages(values, 1, forward_twiddles_.data());
-    return;
-  }
-  parallel_for(0, parts, [&](std::size_t p) {
-    forward_stages(values.subspan(p * block, block), 1, forward_twiddles_.data());
-  });
-  for (std::size_t half = block; half < n; half <<= 1)
-    wide_stage<true>(values, half, parts, forward_twiddles_.data());
+  permute_bit_reversed<false>(values, 1.0);
+  math::fft_forward_stages(values, forward_twiddles_);
 }
 
 void SpecialFft::inverse(std::span<std::complex<double>> values) const {
@@ -249,21 +199,8 @@ void SpecialFft::inverse(std::span<std::complex<double>> values) const {
     throw InvalidArgument("special inverse FFT of " + std::to_string(n) +
                           " values: need a power of two up to " + std::to_string(max_slots_));
   }
-  const std::size_t parts = part_count(n);
-  const std::size_t block = n / parts;
-  if (parts == 1) {
-    inverse_stages(values, inverse_twiddles_.data());
-  } else {
-    for (std::size_t half = n >> 1; half >= block; half >>= 1)
-      wide_stage<false>(values, half, parts, inverse_twiddles_.data());
-    parallel_for(0, parts, [&](std::size_t p) {
-      inverse_stages(values.subspan(p * block, block), inverse_twiddles_.data());
-    });
-  }
-  bit_reverse_permute(values);
-  const double inv_n = 1.0 / static_cast<double>(n);
-  for (auto& v : values)
-    v *= inv_n;
+  math::fft_inverse_stages(values, inverse_twiddles_);
+  permute_bit_reversed<true>(values, 1.0 / static_cast<double>(n));
 }
 
 }  // namespace heft::ckks
