@@ -299,6 +299,52 @@ TEST(CkksEncoder, LargeScalesRoundTrip) {
   }
 }
 
+// Encoding cuts the coefficients into slices (of 4096) to convert them to
+// integers, and each slice finds its own largest value and whether any lies
+// beyond 2^63. Here the first half of the coefficients (the real parts of
+// u = inverse FFT of the slots) stay small and only the second half (the
+// imaginary parts) is large: beyond 2^63 (scale 2^70), or below 2^63 but
+// above the 30-bit primes (scale 2^45). The slices must pool what they found.
+TEST(CkksEncoder, SlicesWithAndWithoutLargeCoefficientsEncodeTogether) {
+  std::mt19937_64 rng(9);
+  const std::size_t degree = 16384, slots = degree / 2;
+  SpecialFft fft(slots);
+  const struct {
+    std::vector<int> bits;
+    int log_scale;
+  } cases[] = {{{60, 60, 60}, 70}, {{30, 30, 30, 30, 30, 30, 30, 30}, 45}};
+  for (const auto& c : cases) {
+    const auto context = context_for(degree, c.bits);
+    const Encoder encoder(context);
+    const double scale = std::ldexp(1.0, c.log_scale);
+    std::uniform_real_distribution<double> dist(-1, 1);
+    std::vector<cd> u(slots);
+    for (auto& x : u)
+      x = {std::ldexp(dist(rng), -20), dist(rng)};
+    std::vector<cd> values = u;
+    fft.forward(values);
+    const auto plain = encoder.encode(values, scale, context->max_level());
+    auto coefficients_poly = plain.poly.clone();
+    coefficients_poly.intt();
+    const auto coefficients = centered_coefficients(coefficients_poly);
+    long double worst = 0;
+    for (std::size_t k = 0; k < slots; ++k) {
+      worst = std::max(worst, std::fabs(to_long_double(coefficients[k]) -
+                                        static_cast<long double>(u[k].real()) * scale));
+      worst = std::max(worst, std::fabs(to_long_double(coefficients[k + slots]) -
+                                        static_cast<long double>(u[k].imag()) * scale));
+    }
+    // Rounding (1/2) plus the two FFTs' relative error on values up to the scale.
+    EXPECT_LE(worst, 0.5L + 1e-12L * scale)
+        << "scale 2^" << c.log_scale << ": log2 worst coefficient error " << std::log2(worst);
+    double largest = 0;
+    for (const cd& v : values)
+      largest = std::max(largest, std::abs(v));
+    EXPECT_LE(max_error(encoder.decode(plain), values), round_trip_bound(slots, scale, largest))
+        << "scale 2^" << c.log_scale;
+  }
+}
+
 // Decoding reconstructs each coefficient as the double nearest to the
 // centered integer. With one slot and scale 1 the decoded value is exactly
 // coefficient 0 + i coefficient N/2, so each can be checked against GMP.
