@@ -56,11 +56,19 @@ std::vector<Level> all_levels() {
 
 const KernelTable kScalar = HEFT_KERNEL_TABLE(scalar);
 
-// Bit sizes of the NTT primes per level: ifma only takes q < 2^50 (its
-// 50-bit prime is the largest NTT prime below 2^50).
+// Bit sizes of the NTT primes per level: ifma's element-wise kernels only
+// take q < 2^50 (its 50-bit prime is the largest NTT prime below 2^50).
 std::vector<int> prime_bits(Isa isa) {
   if (isa == Isa::ifma) return {30, 40, 49, 50};
   return {30, 40, 49, 50, 55, 60, 61};
+}
+
+// The ifma level's transforms take any q: 52-bit butterflies below 2^50,
+// 64-bit ones with an IFMA-made quotient from 2^50 to 2^55 (51 to 55 bits),
+// the avx512 level's above (56 bits and more).
+std::vector<int> ntt_prime_bits(Isa isa) {
+  if (isa == Isa::ifma) return {30, 40, 49, 50, 51, 53, 55, 56, 60};
+  return prime_bits(isa);
 }
 
 // Extra moduli for element-wise operations (no NTT structure needed): tiny
@@ -142,7 +150,7 @@ void check_random_ntt(KernelLevelTest& test, const KernelTable& level, Isa isa,
   for (int log_n = 3; log_n <= 17; ++log_n) {
     const uint64_t n = uint64_t{1} << log_n;
     const int repetitions = log_n <= 10 ? 10 : log_n <= 14 ? 3 : 2;
-    for (int bits : prime_bits(isa)) {
+    for (int bits : ntt_prime_bits(isa)) {
       const Modulus q = generate_ntt_primes(bits, n, 1).front();
       const NttTables tables(n, q);
       const uint64_t bound = (direction == Direction::forward ? 4 : 2) * q.value();
@@ -170,7 +178,7 @@ TEST_P(KernelLevelTest, NttInverseRandom) {
 TEST_P(KernelLevelTest, NttEdgeInputs) {
   for (int log_n = 3; log_n <= 17; ++log_n) {
     const uint64_t n = uint64_t{1} << log_n;
-    for (int bits : prime_bits(isa())) {
+    for (int bits : ntt_prime_bits(isa())) {
       const Modulus q = generate_ntt_primes(bits, n, 1).front();
       const uint64_t qv = q.value();
       const NttTables tables(n, q);
@@ -205,7 +213,7 @@ TEST_P(KernelLevelTest, NttEdgeInputs) {
 TEST_P(KernelLevelTest, NttRoundTrip) {
   for (int log_n : {3, 4, 5, 6, 7, 11, 12}) {
     const uint64_t n = uint64_t{1} << log_n;
-    for (int bits : prime_bits(isa())) {
+    for (int bits : ntt_prime_bits(isa())) {
       const Modulus q = generate_ntt_primes(bits, n, 1).front();
       const NttTables tables(n, q);
       std::vector<uint64_t> original(n);
@@ -281,7 +289,7 @@ TEST_P(KernelLevelTest, OutOfPlaceNtt) {
   const KernelTable& level = kernels();
   ASSERT_NE(level.ntt_forward_from, nullptr);
   ASSERT_NE(level.ntt_inverse_from, nullptr);
-  for (int bits : prime_bits(isa())) {
+  for (int bits : ntt_prime_bits(isa())) {
     for (uint64_t n : {8, 16, 32, 64, 1024, 2048}) {
       const Modulus q = generate_ntt_primes(bits, n, 1)[0];
       const NttTables tables(n, q);
@@ -313,7 +321,7 @@ TEST_P(KernelLevelTest, OutOfPlaceNtt) {
 TEST_P(KernelLevelTest, ShiftedNtt) {
   const KernelTable& level = kernels();
   ASSERT_NE(level.ntt_forward_shifted_from, nullptr);
-  for (int bits : prime_bits(isa())) {
+  for (int bits : ntt_prime_bits(isa())) {
     for (uint64_t n : {8, 16, 32, 64, 128, 256, 2048, 4096}) {
       const Modulus modulus = generate_ntt_primes(bits, n, 1)[0];
       const uint64_t q = modulus.value();

@@ -4,8 +4,10 @@
 // The level is chosen once, at first use, from cpuid: the best of scalar <
 // avx2 < avx512 < ifma that the CPU and OS support. HEFT_ISA=scalar|avx2|
 // avx512|ifma in the environment, or set_isa(), forces a level (never one the
-// CPU lacks: that throws UnsupportedError). The ifma level handles moduli
-// below 2^50; calls with larger moduli transparently use the avx512 kernels.
+// CPU lacks: that throws UnsupportedError). The ifma level's 52-bit kernels
+// handle moduli below 2^50; calls with larger moduli transparently use the
+// avx512 kernels, except the NTTs, which use IFMA for the Shoup quotients of
+// moduli below 2^55 and the avx512 transforms above.
 //
 // Every function validates its arguments' shapes (equal lengths, tables of
 // the right size, a constructed modulus, scalars below q, outputs that are
@@ -54,7 +56,8 @@ void check_isa_fits(Isa isa, const Modulus& q);
 // Forward: input in natural order, each value in [0, 4q); output in
 // bit-reversed order, in [0, q). Inverse: input bit-reversed in [0, 2q);
 // output natural in [0, q). The explicit-Isa overloads are for tests and
-// benchmarks; they refuse a level the CPU lacks or the modulus does not fit.
+// benchmarks; they refuse a level the CPU lacks (ifma takes every modulus
+// here, as above).
 void ntt_forward(std::span<uint64_t> values, const NttTables& tables);
 void ntt_inverse(std::span<uint64_t> values, const NttTables& tables);
 // Forward / inverse NTT out of place (output = NTT(input), input untouched; the same

@@ -41,6 +41,21 @@ KernelTable avx2_table() {
 const KernelTable kTables[] = {scalar_table(), avx2_table(), HEFT_AVX512_KERNEL_TABLE(avx512),
                                HEFT_IFMA_KERNEL_TABLE(ifma)};
 
+// What the ifma level runs for moduli of 2^50 and more: the avx512 kernels,
+// except the transforms, whose ifma forms take such moduli too (an IFMA-made
+// Shoup quotient below 2^55, the avx512 transforms above).
+KernelTable ifma_wide_table() {
+  KernelTable table = HEFT_AVX512_KERNEL_TABLE(avx512);
+  table.name = "ifma (q >= 2^50)";
+  table.ntt_forward = &kernels::ifma::ntt_forward;
+  table.ntt_inverse = &kernels::ifma::ntt_inverse;
+  table.ntt_forward_from = &kernels::ifma::ntt_forward_from;
+  table.ntt_inverse_from = &kernels::ifma::ntt_inverse_from;
+  table.ntt_forward_shifted_from = &kernels::ifma::ntt_forward_shifted_from;
+  return table;
+}
+const KernelTable kIfmaWideTable = ifma_wide_table();
+
 constexpr uint64_t kIfmaModulusBound = uint64_t{1} << 50;
 
 Isa initial_isa() {
@@ -61,10 +76,11 @@ std::atomic<int>& active_level() {
   return level;
 }
 
-// The table to use for modulus q at level `isa`: ifma cannot take q >= 2^50,
-// so those calls go to the avx512 kernels (same results, 64-bit lanes).
+// The table to use for modulus q at level `isa`: ifma's 52-bit kernels
+// cannot take q >= 2^50, so those calls go to the avx512 kernels (same
+// results, 64-bit lanes), all but the transforms (kIfmaWideTable).
 const KernelTable& table_for(Isa isa, uint64_t q) {
-  if (isa == Isa::ifma && q >= kIfmaModulusBound) isa = Isa::avx512;
+  if (isa == Isa::ifma && q >= kIfmaModulusBound) return kIfmaWideTable;
   return kTables[static_cast<int>(isa)];
 }
 
@@ -84,6 +100,13 @@ const KernelTable& pinned_table(Isa isa, const Modulus& q) {
   require_supported(isa);
   check_isa_fits(isa, q);
   return kTables[static_cast<int>(isa)];
+}
+
+// The transforms at a pinned level: ifma's take every modulus (above 2^50 in
+// kIfmaWideTable), so only a level the CPU lacks is refused.
+const KernelTable& pinned_ntt_table(Isa isa, const Modulus& q) {
+  require_supported(isa);
+  return table_for(isa, q.value());
 }
 
 const KernelTable& choose(std::optional<Isa> isa, const Modulus& q) {
@@ -280,12 +303,12 @@ void ntt_inverse(std::span<uint64_t> values, const NttTables& tables) {
 
 void ntt_forward(std::span<uint64_t> values, const NttTables& tables, Isa isa) {
   check_ntt_span(values, tables, "ntt_forward");
-  pinned_table(isa, tables.modulus()).ntt_forward(values.data(), tables.data());
+  pinned_ntt_table(isa, tables.modulus()).ntt_forward(values.data(), tables.data());
 }
 
 void ntt_inverse(std::span<uint64_t> values, const NttTables& tables, Isa isa) {
   check_ntt_span(values, tables, "ntt_inverse");
-  pinned_table(isa, tables.modulus()).ntt_inverse(values.data(), tables.data());
+  pinned_ntt_table(isa, tables.modulus()).ntt_inverse(values.data(), tables.data());
 }
 
 void add_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span<uint64_t> out,

@@ -1,6 +1,6 @@
 // AVX-512 (F/DQ/VL/BW) negacyclic NTT on 8 x 64-bit lanes, for any q < 2^61:
-// the arithmetic policy for the schedule in avx512_ntt_schedule.hpp (Harvey's
-// lazy butterflies with Shoup twiddles, as scalar/ntt.cpp).
+// the Shoup quotient for the butterflies of avx512_shoup_arith.hpp, run by
+// the schedule in avx512_ntt_schedule.hpp.
 //
 // Shoup products take an approximate high half of the 64 x 64-bit product:
 // the three upper 32 x 32-bit partial products without the carry out of the
@@ -12,16 +12,12 @@
 // 2^31: the two middle partial products then add without overflow and take
 // one shift instead of two, and the top one, by twice that high half (still
 // a 32-bit operand), needs no doubling. One instruction fewer per butterfly,
-// the same error bound; 2-6% faster transforms on Zen 5. The lazy ranges are
-// twice the scalar ones:
-//  - forward: values stay in [0, 8q) (< 2^64 since q < 2^61). X is brought to
-//    [0, 4q), T = W*Y in [0, 4q), so X + T and X - T + 4q are in [0, 8q).
-//  - inverse: values stay in [0, 4q). X + Y is brought back to [0, 4q) and
-//    W*(X - Y + 4q) is in [0, 4q).
-// Outputs are fully reduced to [0, q), so they equal the scalar ones bit for bit.
+// the same error bound; 2-6% faster transforms on Zen 5. The lazy ranges
+// that bound gives are in avx512_shoup_arith.hpp.
 #include "math/kernels/avx512_intrinsics.hpp"
 #include "math/kernels/avx512_lane_ops.hpp"
 #include "math/kernels/avx512_ntt_schedule.hpp"
+#include "math/kernels/avx512_shoup_arith.hpp"
 #include "math/kernels/kernel_api.hpp"
 
 namespace heft::math::kernels::HEFT_AVX512_NAMESPACE {
@@ -31,7 +27,7 @@ namespace {
 // twiddle's Shoup constant W' = floor(W 2^k / q): k = 64 for any q < 2^61
 // (mulhi_approx), or k = 63 for q < 2^60 (kShoupScale63, see above).
 template <bool kShoupScale63>
-struct ShoupArith {
+struct ApproximateQuotient {
   // A twiddle W (per lane) with its Shoup constant: shoup is read by
   // _mm512_mul_epu32 for its low half, shoup_hi is its high half, pre-shifted
   // (and shoup_hi_twice twice that, for the 2^63 scale).
@@ -40,10 +36,6 @@ struct ShoupArith {
     __m512i shoup;
     __m512i shoup_hi;
     __m512i shoup_hi_twice;
-  };
-
-  struct Constants {
-    __m512i q, two_q, four_q;
   };
 
   // shoup: floor(W 2^64 / q), as the tables hold it; floor(W 2^63 / q) is
@@ -64,23 +56,11 @@ struct ShoupArith {
       return {set1(w), set1(shoup), set1(shoup >> 32), set1(shoup >> 32)};
     }
   }
-  static Constants make_constants(uint64_t q) { return {set1(q), set1(2 * q), set1(4 * q)}; }
 
-  static TwiddleTable forward_table(const NttTableData& t) {
-    return {t.roots, t.roots_shoup, t.last_roots, t.last_roots_shoup};
-  }
-  static TwiddleTable inverse_table(const NttTableData& t) {
-    return {t.inv_roots, t.inv_roots_shoup, t.last_inv_roots, t.last_inv_roots_shoup};
-  }
-  static InverseScale<ShoupArith> inverse_scale(const NttTableData& t) {
-    return {broadcast_twiddle(t.inv_degree, t.inv_degree_shoup),
-            broadcast_twiddle(t.inv_degree_root, t.inv_degree_root_shoup)};
-  }
-
-  // The approximate quotient. At the 2^63 scale, with y = y1 2^32 + y0 and
-  // W' = b1 2^32 + b0 (y1 < 2^31 as y < 2^63, b1 < 2^31): y W' / 2^63 =
-  // 2 y1 b1 + (y1 b0 + y0 b1) / 2^31 + y0 b0 / 2^63, the middle sum below
-  // 2^64 and the dropped last term below 2.
+  // At the 2^63 scale, with y = y1 2^32 + y0 and W' = b1 2^32 + b0 (y1 <
+  // 2^31 as y < 2^63, b1 < 2^31): y W' / 2^63 = 2 y1 b1 + (y1 b0 + y0 b1) /
+  // 2^31 + y0 b0 / 2^63, the middle sum below 2^64 and the dropped last term
+  // below 2.
   static __m512i quotient(__m512i y, const Twiddle& w) {
     if constexpr (kShoupScale63) {
       const __m512i y_hi = _mm512_srli_epi64(y, 32);
@@ -92,56 +72,6 @@ struct ShoupArith {
       return mulhi_approx(y, w.shoup, w.shoup_hi);
     }
   }
-
-  // W*y mod q in [0, 4q) for y < 8q: the exact Shoup quotient is at most
-  // 1 short, the approximate one at most 3, and the difference W*y - Q*q (< 4q)
-  // is exact in 64-bit arithmetic.
-  static __m512i mul_shoup_lazy(__m512i y, const Twiddle& w, __m512i q) {
-    const __m512i quotient = ShoupArith::quotient(y, w);
-    return _mm512_sub_epi64(_mm512_mullo_epi64(y, w.w), _mm512_mullo_epi64(quotient, q));
-  }
-
-  // [0, 4q) -> [0, q).
-  static __m512i reduce_from_4q(__m512i x, const Constants& c) {
-    return reduce_once(reduce_once(x, c.two_q), c.q);
-  }
-
-  // The forward range [0, 8q) -> [0, q).
-  static __m512i reduce_forward_output(__m512i x, const Constants& c) {
-    return reduce_from_4q(reduce_once(x, c.four_q), c);
-  }
-
-  // Forward (Cooley-Tukey) butterfly: x, y in [0, 8q) -> x + W y, x - W y in [0, 8q).
-  HEFT_BUTTERFLY void forward_butterfly(__m512i& x, __m512i& y, const Twiddle& w,
-                                        const Constants& c) {
-    const __m512i xr = reduce_once(x, c.four_q);  // [0, 4q)
-    const __m512i t = mul_shoup_lazy(y, w, c.q);  // [0, 4q)
-    x = _mm512_add_epi64(xr, t);
-    y = _mm512_sub_epi64(_mm512_add_epi64(xr, c.four_q), t);
-  }
-  HEFT_BUTTERFLY void forward_butterfly_second(__m512i& x, __m512i& y, const Twiddle& w,
-                                               const Constants& c) {
-    forward_butterfly(x, y, w, c);
-  }
-
-  // Inverse (Gentleman-Sande) butterfly: x, y in [0, 4q) -> x + y, W (x - y) in [0, 4q).
-  HEFT_BUTTERFLY void inverse_butterfly(__m512i& x, __m512i& y, const Twiddle& w,
-                                        const Constants& c) {
-    const __m512i sum = _mm512_add_epi64(x, y);                               // [0, 8q)
-    const __m512i diff = _mm512_sub_epi64(_mm512_add_epi64(x, c.four_q), y);  // (0, 8q)
-    x = reduce_once(sum, c.four_q);
-    y = mul_shoup_lazy(diff, w, c.q);
-  }
-
-  // Last inverse stage (m = 1) with 1/N folded in: the Shoup products take the
-  // unreduced sum and difference (< 8q) and the outputs are reduced to [0, q).
-  HEFT_BUTTERFLY void inverse_butterfly_last(__m512i& x, __m512i& y, const Twiddle& inv_n,
-                                             const Twiddle& inv_n_root, const Constants& c) {
-    const __m512i sum = _mm512_add_epi64(x, y);
-    const __m512i diff = _mm512_sub_epi64(_mm512_add_epi64(x, c.four_q), y);
-    x = reduce_from_4q(mul_shoup_lazy(sum, inv_n, c.q), c);
-    y = reduce_from_4q(mul_shoup_lazy(diff, inv_n_root, c.q), c);
-  }
 };
 
 // Runs transform(arith) with the arithmetic q takes: the 2^63 Shoup scale
@@ -149,9 +79,9 @@ struct ShoupArith {
 template <class Transform>
 void with_arithmetic_for(const NttTableData& table, const Transform& transform) {
   if (table.modulus.value < (uint64_t{1} << 60)) {
-    transform(ShoupArith<true>{});
+    transform(ShoupArith<ApproximateQuotient<true>>{});
   } else {
-    transform(ShoupArith<false>{});
+    transform(ShoupArith<ApproximateQuotient<false>>{});
   }
 }
 

@@ -1,7 +1,8 @@
-// AVX512-IFMA52 negacyclic NTT on 8 x 64-bit lanes, for q < 2^50 (the
-// dispatcher sends larger moduli to the avx512 level; this file also falls
-// back to it when the 52-bit tables are absent): the arithmetic policy for the
-// schedule in avx512_ntt_schedule.hpp.
+// AVX512-IFMA52 negacyclic NTT on 8 x 64-bit lanes: the arithmetic policies
+// for the schedule in avx512_ntt_schedule.hpp. Below 2^50, 52-bit
+// butterflies (described here); from 2^50 to 2^55, the 64-bit butterflies of
+// avx512_shoup_arith.hpp with a Shoup quotient made by IFMA
+// (IfmaSplitQuotient below); above, the avx512 level's transforms.
 //
 // The butterflies use 52-bit Shoup constants floor(W 2^52 / q) and the IFMA
 // multiply-adds, which read the low 52 bits of their operands, so every lazy
@@ -18,6 +19,7 @@
 // Outputs are fully reduced to [0, q), equal to the scalar ones bit for bit.
 #include "math/kernels/avx512_intrinsics.hpp"
 #include "math/kernels/avx512_ntt_schedule.hpp"
+#include "math/kernels/avx512_shoup_arith.hpp"
 #include "math/kernels/kernel_api.hpp"
 
 namespace heft::math::kernels::HEFT_IFMA_NAMESPACE {
@@ -126,12 +128,49 @@ struct Ifma52HalfReducedArith : Ifma52Arith {
 
 constexpr uint64_t kHalfReducedBound = uint64_t{1} << 49;
 
+// The Shoup quotient for 2^50 <= q < 2^55 (SEAL's 55-bit primes), where the
+// 52-bit butterflies above cannot go but the 64-bit ones of
+// avx512_shoup_arith.hpp can take a quotient made with IFMA: for y < 8q <
+// 2^58, split y = y1 2^52 + y0 (y1 < 2^6) and
+//   A = floor(y1 Wa / 2^6), Wa = floor(W 2^58 / q)  (y1 Wa < 2^64: one vpmullq),
+//   B = floor(y0 Wb / 2^52), Wb = floor(W 2^52 / q)  (madd52hi reads y0 = the
+//       low 52 bits of y by itself, and adds A).
+// Each of A and B is within 2 below its share of y W / q (Wa and Wb are
+// floors, then the floor of the quotient), so A + B = floor(y W / q) - e with
+// e <= 3: the bound the butterflies need. Four instructions (shift, vpmullq,
+// shift, vpmadd52huq) where the 32-bit partial products take seven; both
+// constants are shifts of the tables' floor(W 2^64 / q).
+struct IfmaSplitQuotient {
+  struct Twiddle {
+    __m512i w;
+    __m512i high_shoup;  // Wa = floor(W 2^58 / q)
+    __m512i low_shoup;   // Wb = floor(W 2^52 / q)
+  };
+  static Twiddle make_twiddle(__m512i w, __m512i shoup) {
+    return {w, _mm512_srli_epi64(shoup, 6), _mm512_srli_epi64(shoup, 12)};
+  }
+  static Twiddle broadcast_twiddle(uint64_t w, uint64_t shoup) {
+    return {set1(w), set1(shoup >> 6), set1(shoup >> 12)};
+  }
+  static __m512i quotient(__m512i y, const Twiddle& w) {
+    const __m512i high = _mm512_mullo_epi64(_mm512_srli_epi64(y, 52), w.high_shoup);
+    return _mm512_madd52hi_epu64(_mm512_srli_epi64(high, 6), y, w.low_shoup);
+  }
+};
+
+// Moduli the split quotient serves: 8q must stay below 2^58.
+constexpr uint64_t kSplitQuotientBound = uint64_t{1} << 55;
+
 }  // namespace
 
 void ntt_forward_shifted_from(uint64_t* out, const uint64_t* in, uint64_t shift,
                               const NttTableData& table) {
   if (table.roots_shoup52 == nullptr) {  // q >= 2^50: no 52-bit tables
-    HEFT_AVX512_NAMESPACE::ntt_forward_shifted_from(out, in, shift, table);
+    if (table.modulus.value < kSplitQuotientBound) {
+      forward_ntt<ShoupArith<IfmaSplitQuotient>>(out, in, table, shift);
+    } else {
+      HEFT_AVX512_NAMESPACE::ntt_forward_shifted_from(out, in, shift, table);
+    }
     return;
   }
   if (table.modulus.value < kHalfReducedBound) {
@@ -147,7 +186,11 @@ void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& tab
 
 void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table) {
   if (table.inv_roots_shoup52 == nullptr) {  // q >= 2^50: no 52-bit tables
-    HEFT_AVX512_NAMESPACE::ntt_inverse_from(out, in, table);
+    if (table.modulus.value < kSplitQuotientBound) {
+      inverse_ntt<ShoupArith<IfmaSplitQuotient>>(out, in, table);
+    } else {
+      HEFT_AVX512_NAMESPACE::ntt_inverse_from(out, in, table);
+    }
     return;
   }
   inverse_ntt<Ifma52Arith>(out, in, table);
