@@ -3,6 +3,7 @@
 // in math/kernels/{scalar,avx2,avx512}/complex_fft.cpp.
 #include "heft/math/complex_fft.hpp"
 
+#include <bit>
 #include <string>
 
 #include "heft/util/error.hpp"
@@ -50,12 +51,8 @@ const double* interleaved(std::span<const std::complex<double>> values) {
   return reinterpret_cast<const double*>(values.data());
 }
 
-bool is_power_of_two(std::size_t x) {
-  return x != 0 && (x & (x - 1)) == 0;
-}
-
 void require_shapes(std::size_t n, std::size_t twiddle_count, const char* operation) {
-  if (!is_power_of_two(n)) {
+  if (!std::has_single_bit(n)) {
     throw InvalidArgument(std::string(operation) + ": " + std::to_string(n) +
                           " values; the transform length must be a power of two");
   }

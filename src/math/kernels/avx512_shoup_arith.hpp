@@ -1,5 +1,5 @@
 // The butterflies of the 64-bit-lane NTTs (avx512/ntt.cpp, and ifma/ntt.cpp
-// for 50- to 54-bit moduli): Harvey's lazy butterflies with Shoup twiddles,
+// for moduli from 2^50 up to 2^55): Harvey's lazy butterflies with Shoup twiddles,
 // as scalar/ntt.cpp, as an arithmetic policy for avx512_ntt_schedule.hpp.
 // What differs between the levels and moduli is only how the Shoup quotient
 // of y W / q is estimated, the Quotient parameter:

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "heft/math/complex_fft.hpp"
+#include "heft/math/ntt_tables.hpp"
 #include "heft/util/error.hpp"
 
 namespace heft::ckks {
@@ -104,12 +105,8 @@ SpecialFft::SpecialFft(std::size_t max_slots) : max_slots_(max_slots), order_(4 
   }
   bit_reversed_.resize(max_slots_);
   const int bits = std::countr_zero(max_slots_);
-  for (std::size_t i = 0; i < max_slots_; ++i) {
-    uint32_t reversed = 0;
-    for (int b = 0; b < bits; ++b)
-      reversed |= static_cast<uint32_t>((i >> b) & 1) << (bits - 1 - b);
-    bit_reversed_[i] = reversed;
-  }
+  for (std::size_t i = 0; i < max_slots_; ++i)
+    bit_reversed_[i] = static_cast<uint32_t>(math::reverse_bits(i, bits));
   forward_twiddles_.resize(std::max<std::size_t>(max_slots_, 2));
   inverse_twiddles_.resize(forward_twiddles_.size());
   for (std::size_t half = 1; 2 * half <= max_slots_; half <<= 1) {

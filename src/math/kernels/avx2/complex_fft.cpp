@@ -22,8 +22,6 @@
 namespace heft::math::kernels::avx2 {
 namespace {
 
-constexpr size_t kComplexPerVector = 2;
-
 // y w for two complex values: real = yr wr - yi wi, imag = yi wr + yr wi.
 inline __m256d multiply(__m256d y, __m256d w) {
   const __m256d w_real = _mm256_movedup_pd(w);               // (wr, wr)
@@ -49,7 +47,7 @@ inline void butterfly(__m256d& x, __m256d& y, __m256d w) {
 
 struct Ops {
   using V = __m256d;
-  static constexpr size_t kComplexPerVector = avx2::kComplexPerVector;
+  static constexpr size_t kComplexPerVector = 2;
   static V load(const double* p) { return _mm256_loadu_pd(p); }
   static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
   static void forward_butterfly(V& x, V& y, V w) { butterfly<true>(x, y, w); }

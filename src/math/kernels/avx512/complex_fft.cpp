@@ -22,8 +22,6 @@
 namespace heft::math::kernels::HEFT_AVX512_NAMESPACE {
 namespace {
 
-constexpr size_t kComplexPerVector = 4;
-
 // Lanes 0, 2, 4, 6 hold real parts.
 constexpr __mmask8 kRealLanes = 0x55;
 
@@ -65,7 +63,7 @@ inline __m512i pick(int v0, int v1, int v2, int v3) {
 
 struct Ops {
   using V = __m512d;
-  static constexpr size_t kComplexPerVector = HEFT_AVX512_NAMESPACE::kComplexPerVector;
+  static constexpr size_t kComplexPerVector = 4;
   static V load(const double* p) { return _mm512_loadu_pd(p); }
   static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
   static void forward_butterfly(V& x, V& y, V w) {
