@@ -152,8 +152,10 @@ TEST(Guide, CkksWalkthrough) {
   const auto dec = [&](const heft::ckks::Ciphertext& ct) {
     return encoder.decode_real(decryptor.decrypt(ct));
   };
-  // Key switching adds about 2^-20 at scale 2^40 (test_ckks.cpp bounds it by 2^-19).
-  const double rotation_bound = std::ldexp(1.0, -18);
+  // Key switching adds about 2^-20 at scale 2^40 (test_ckks.cpp bounds it by
+  // 2^-19), but this is the largest error over every slot of one random
+  // encryption: 2^-18 failed about 3% of runs (up to 2^-17.8 in 300 runs).
+  const double rotation_bound = std::ldexp(1.0, -17);
   EXPECT_LT(max_error(dec(left1), rotated(1)), rotation_bound);
   EXPECT_LT(max_error(dec(left5), rotated(5)), 2 * rotation_bound);  // two key switches
   EXPECT_LT(max_error(dec(right1), rotated(-1)), rotation_bound);
