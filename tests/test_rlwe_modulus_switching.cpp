@@ -3,6 +3,7 @@
 // must be (c - t y) / q_l with y = [c t^-1]_{q_l} centred, in every tower.
 #include <gtest/gtest.h>
 
+#include <span>
 #include <vector>
 
 #include "heft/ring/prng.hpp"
@@ -40,6 +41,35 @@ std::vector<BigInt> reconstruct(const ring::RnsPoly& p) {
   return values;
 }
 
+// Checks that `out` (NTT form, level towers) is c (NTT form, level + 1
+// towers) divided by its last prime with plaintext modulus t, coefficient by
+// coefficient against GMP.
+void expect_divided(const Context& context, const ring::RnsPoly& c, ring::RnsPoly out, uint64_t t) {
+  const std::size_t level = c.tower_count() - 1;
+  ASSERT_EQ(out.tower_count(), level);
+  ring::RnsPoly coefficients = c.clone();
+  coefficients.intt();
+  const std::vector<BigInt> values = reconstruct(coefficients);
+  out.intt();
+  const uint64_t last = context.ciphertext_ring()->modulus(level).value();
+  BigInt last_big(last), t_big(t), t_inverse;
+  mpz_invert(t_inverse.get(), t_big.get(), last_big.get());
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    BigInt y;  // [c t^-1]_{q_l}, centred
+    mpz_mul(y.get(), values[k].get(), t_inverse.get());
+    mpz_mod(y.get(), y.get(), last_big.get());
+    if (mpz_cmp_ui(y.get(), last / 2) > 0) mpz_sub(y.get(), y.get(), last_big.get());
+    BigInt expected = values[k];
+    mpz_submul(expected.get(), t_big.get(), y.get());
+    ASSERT_TRUE(mpz_divisible_p(expected.get(), last_big.get()));
+    mpz_divexact(expected.get(), expected.get(), last_big.get());
+    for (std::size_t i = 0; i < level; ++i) {
+      ASSERT_EQ(out.tower(i)[k], expected.mod(out.modulus(i).value()))
+          << "t=" << t << " level=" << level << " k=" << k << " tower " << i;
+    }
+  }
+}
+
 TEST(ModulusSwitching, DivideByLastPrimeMatchesExactIntegers) {
   auto context =
       Context::create(make_parameters(1024, {50, 45, 49, 40}, {55}, 0, SecurityLevel::none));
@@ -50,34 +80,37 @@ TEST(ModulusSwitching, DivideByLastPrimeMatchesExactIntegers) {
     for (std::size_t level : {std::size_t{3}, std::size_t{2}, std::size_t{1}}) {
       ring::RnsPoly c(context->ciphertext_ring(), level + 1, ring::Form::ntt);
       ring::sample_uniform(prng, c);
-      ring::RnsPoly coefficients = c.clone();
-      coefficients.intt();
-      const std::vector<BigInt> values = reconstruct(coefficients);
 
       ring::RnsPoly out;
       divide_by_last_prime(*context, c, out, t);  // out of place
       ring::RnsPoly in_place = c.clone();
       divide_by_last_prime(*context, in_place, in_place, t);
-      ASSERT_EQ(out.tower_count(), level);
       EXPECT_TRUE(out == in_place);
-      out.intt();
+      expect_divided(*context, c, std::move(out), t);
+    }
+  }
+}
 
-      const uint64_t last = context->ciphertext_ring()->modulus(level).value();
-      BigInt last_big(last), t_big(t), t_inverse;
-      mpz_invert(t_inverse.get(), t_big.get(), last_big.get());
-      for (std::size_t k = 0; k < values.size(); ++k) {
-        BigInt y;  // [c t^-1]_{q_l}, centred
-        mpz_mul(y.get(), values[k].get(), t_inverse.get());
-        mpz_mod(y.get(), y.get(), last_big.get());
-        if (mpz_cmp_ui(y.get(), last / 2) > 0) mpz_sub(y.get(), y.get(), last_big.get());
-        BigInt expected = values[k];
-        mpz_submul(expected.get(), t_big.get(), y.get());
-        ASSERT_TRUE(mpz_divisible_p(expected.get(), last_big.get()));
-        mpz_divexact(expected.get(), expected.get(), last_big.get());
-        for (std::size_t i = 0; i < level; ++i) {
-          ASSERT_EQ(out.tower(i)[k], expected.mod(out.modulus(i).value()))
-              << "t=" << t << " level=" << level << " k=" << k << " tower " << i;
-        }
+// The form for a ciphertext's parts (prime by prime across them), out of
+// place and in place, each part against GMP.
+TEST(ModulusSwitching, DividesSeveralPolynomialsAtOnce) {
+  auto context =
+      Context::create(make_parameters(1024, {50, 45, 49, 40}, {55}, 0, SecurityLevel::none));
+  ring::Prng prng = ring::Prng::from_os_entropy();
+  for (uint64_t t : {uint64_t{1}, uint64_t{65537}}) {
+    for (std::size_t level : {std::size_t{3}, std::size_t{2}}) {
+      std::vector<ring::RnsPoly> parts, in_place;
+      for (int k = 0; k < 3; ++k) {
+        parts.emplace_back(context->ciphertext_ring(), level + 1, ring::Form::ntt);
+        ring::sample_uniform(prng, parts.back());
+        in_place.push_back(parts.back().clone());
+      }
+      std::vector<ring::RnsPoly> outs(parts.size());
+      divide_by_last_prime(*context, parts, outs, t);
+      divide_by_last_prime(*context, in_place, in_place, t);
+      for (std::size_t k = 0; k < parts.size(); ++k) {
+        EXPECT_TRUE(outs[k] == in_place[k]) << "part " << k;
+        expect_divided(*context, parts[k], std::move(outs[k]), t);
       }
     }
   }
@@ -102,6 +135,30 @@ TEST(ModulusSwitching, RefusesBadInputWithoutChangingIt) {
   ring::RnsPoly foreign(other->ciphertext_ring(), 2, ring::Form::ntt);
   EXPECT_THROW(divide_by_last_prime(*context, foreign, out), MismatchError);
   EXPECT_TRUE(c == before);
+
+  // Several at once: every part is checked before any is written, so a bad
+  // last part leaves the good first one as it was.
+  std::vector<ring::RnsPoly> parts;
+  parts.push_back(c.clone());
+  parts.push_back(foreign.clone());
+  EXPECT_THROW(divide_by_last_prime(*context, parts, parts), MismatchError);
+  EXPECT_TRUE(parts[0] == before);
+  parts[1] = coefficient_form.clone();
+  EXPECT_THROW(divide_by_last_prime(*context, parts, parts), MismatchError);
+  parts[1] = ring::RnsPoly(context->ciphertext_ring(), 1, ring::Form::ntt);  // another level
+  EXPECT_THROW(divide_by_last_prime(*context, parts, parts), MismatchError);
+  EXPECT_TRUE(parts[0] == before);
+  std::vector<ring::RnsPoly> one_output(1);
+  parts[1] = c.clone();
+  EXPECT_THROW(divide_by_last_prime(*context, parts, one_output), MismatchError);
+  // Outputs overlapping the inputs other than exactly.
+  std::vector<ring::RnsPoly> three;
+  for (int k = 0; k < 3; ++k)
+    three.push_back(c.clone());
+  const std::span<ring::RnsPoly> all(three);
+  EXPECT_THROW(divide_by_last_prime(*context, all.first(2), all.last(2)), MismatchError);
+  for (const ring::RnsPoly& part : three)
+    EXPECT_TRUE(part == before);
 }
 
 }  // namespace

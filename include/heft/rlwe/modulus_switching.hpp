@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "heft/ring/rns_poly.hpp"
 #include "heft/rlwe/context.hpp"
@@ -26,5 +27,13 @@ namespace heft::rlwe {
 // q_l (InvalidArgument / MismatchError otherwise).
 void divide_by_last_prime(const Context& context, const ring::RnsPoly& in, ring::RnsPoly& out,
                           uint64_t plain_modulus = 1);
+// The same for the parts of a ciphertext: in[k] -> out[k], all at one level.
+// out is either the very span in (each part divided in place) or separate
+// polynomials (MismatchError for different sizes or levels, or a partial
+// overlap). Everything is checked before anything is written. It runs prime
+// by prime across the parts, which reads each prime's NTT tables once for
+// all of them.
+void divide_by_last_prime(const Context& context, std::span<const ring::RnsPoly> in,
+                          std::span<ring::RnsPoly> out, uint64_t plain_modulus = 1);
 
 }  // namespace heft::rlwe

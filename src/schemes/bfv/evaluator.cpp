@@ -382,8 +382,7 @@ Ciphertext Evaluator::mod_switch_to_next(const Ciphertext& a) const {
   out.parts.resize(a.parts.size());
   // round(c / q_l) part by part (the scaled plaintext Delta m keeps its
   // ratio to the new modulus up to rounding).
-  for (std::size_t p = 0; p < a.parts.size(); ++p)
-    rlwe::divide_by_last_prime(*context_, a.parts[p], out.parts[p]);
+  rlwe::divide_by_last_prime(*context_, a.parts, out.parts);
   return out;
 }
 

@@ -55,8 +55,7 @@ void Evaluator::mod_switch_inplace(Ciphertext& a) const {
   const math::Modulus& last = context_->ciphertext_ring()->modulus(level);
   // (c - t y) / q_l with y = [c t^-1]_{q_l} centred: t y is c mod q_l, 0 mod
   // t and small, so the plaintext becomes m * q_l^-1 mod t.
-  for (auto& part : a.ct.parts)
-    rlwe::divide_by_last_prime(*context_, part, part, t_.value());
+  rlwe::divide_by_last_prime(*context_, a.ct.parts, a.ct.parts, t_.value());
   // The correction multiplies the plaintext back.
   a.correction = t_.mul(a.correction, t_.reduce(last.value()));
 }

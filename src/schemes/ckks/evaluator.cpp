@@ -182,8 +182,7 @@ void Evaluator::rescale_into(const Ciphertext& a, Ciphertext& out) const {
   const double last = static_cast<double>(context_->ciphertext_ring()->modulus(level).value());
   const bool in_place = &out == &a;
   if (!in_place) out.parts.resize(a.parts.size());
-  for (std::size_t p = 0; p < a.parts.size(); ++p)
-    rlwe::divide_by_last_prime(*context_, a.parts[p], out.parts[p]);
+  rlwe::divide_by_last_prime(*context_, a.parts, out.parts);
   if (!in_place) {
     out.scale = a.scale;
     out.slots = a.slots;
