@@ -30,7 +30,8 @@ void divide_by_last_prime(const Context& context, std::span<const ring::RnsPoly>
     if (poly.tower_count() != in[0].tower_count()) {
       throw MismatchError("divide_by_last_prime: the polynomials are at different levels");
     }
-    const bool among_outputs = &poly >= out.data() && &poly < out.data() + out.size();
+    const bool among_outputs =
+        std::any_of(out.begin(), out.end(), [&](const ring::RnsPoly& o) { return &o == &poly; });
     if (!in_place && among_outputs) {
       throw MismatchError(
           "divide_by_last_prime: the outputs must be the inputs themselves or separate");
