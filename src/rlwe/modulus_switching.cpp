@@ -30,9 +30,8 @@ void divide_by_last_prime(const Context& context, std::span<const ring::RnsPoly>
     if (poly.tower_count() != in[0].tower_count()) {
       throw MismatchError("divide_by_last_prime: the polynomials are at different levels");
     }
-    const bool among_outputs =
-        std::any_of(out.begin(), out.end(), [&](const ring::RnsPoly& o) { return &o == &poly; });
-    if (!in_place && among_outputs) {
+    if (!in_place &&
+        std::any_of(out.begin(), out.end(), [&](const ring::RnsPoly& o) { return &o == &poly; })) {
       throw MismatchError(
           "divide_by_last_prime: the outputs must be the inputs themselves or separate");
     }
@@ -55,12 +54,13 @@ void divide_by_last_prime(const Context& context, std::span<const ring::RnsPoly>
   // top = [y + h]_{q_l} with y = [c t^-1]_{q_l} and h = floor(q_l / 2): the
   // centred y is then top - h, in [-h, h].
   const uint64_t half = last.value() >> 1, last_value = last.value();
+  const uint64_t t_inverse = plain_modulus == 1 ? 1 : last.inverse(t_mod_last);
   std::vector<AlignedBuffer<uint64_t>> tops(count);
   parallel_for(0, count, [&](std::size_t k) {
     tops[k] = AlignedBuffer<uint64_t>(n, AlignedBuffer<uint64_t>::Uninitialized{});
     const std::span<uint64_t> top = tops[k].span();
     math::ntt_inverse(in[k].tower(level), top, ring.ntt_tables(level));
-    if (plain_modulus != 1) math::mul_scalar_mod(top, last.inverse(t_mod_last), top, last);
+    if (plain_modulus != 1) math::mul_scalar_mod(top, t_inverse, top, last);
     math::add_scalar_mod(top, half, top, last);
   });
 
@@ -77,6 +77,8 @@ void divide_by_last_prime(const Context& context, std::span<const ring::RnsPoly>
   parallel_for(0, level, [&](std::size_t i) {
     const math::Modulus& q = ring.modulus(i);
     const uint64_t minus_half = q.negate(q.reduce(half));
+    // -t q_l^-1 mod q_i, the factor of y when t != 1.
+    const uint64_t minus_t_over_last = q.negate(q.mul(q.reduce(plain_modulus), inv_last[i]));
     // Out of place (CKKS rescale, BFV), the transform writes straight into
     // the result's tower and the scaling pass then works there: the fresh
     // lines' write misses are taken by the transform's first pass, which
@@ -102,7 +104,6 @@ void divide_by_last_prime(const Context& context, std::span<const ring::RnsPoly>
         math::sub_mul_scalar_mod(in[k].tower(i), lifted, inv_last[i], tower, q);
       } else {
         // c q_l^-1 - y (t q_l^-1)
-        const uint64_t minus_t_over_last = q.negate(q.mul(q.reduce(plain_modulus), inv_last[i]));
         math::mul_scalar_mod(in[k].tower(i), inv_last[i], tower, q);
         math::fma_scalar_mod(lifted, minus_t_over_last, tower, tower, q);
       }
