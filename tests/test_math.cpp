@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "heft/math/complex_fft.hpp"
 #include "heft/math/kernels.hpp"
 #include "heft/math/modulus.hpp"
 #include "heft/math/ntt_tables.hpp"
@@ -778,6 +780,23 @@ TEST(Dispatch, LevelSelectionAndErrors) {
       NttTables tables(16, q);
       std::vector<uint64_t> v(16, 1);
       EXPECT_THROW(ntt_forward(v, tables, isa), UnsupportedError);
+      // The other entry points that take a pinned level refuse it with the
+      // same error, naming the level, and leave their outputs alone.
+      std::vector<uint32_t> identity(16);
+      for (uint32_t k = 0; k < 16; ++k)
+        identity[k] = k;
+      std::vector<uint64_t> out(16, 7);
+      try {
+        permute_blocks(v, identity, out, isa);
+        ADD_FAILURE() << "permute_blocks ran at " << to_string(isa);
+      } catch (const UnsupportedError& e) {
+        EXPECT_NE(std::string(e.what()).find(to_string(isa)), std::string::npos) << e.what();
+      }
+      EXPECT_EQ(out, std::vector<uint64_t>(16, 7));
+      std::vector<std::complex<double>> values(16, {1.0, 0.0}), twiddles(16, {1.0, 0.0});
+      EXPECT_THROW(fft_forward_stages(values, twiddles, isa), UnsupportedError);
+      EXPECT_THROW(fft_inverse_stages(values, twiddles, isa), UnsupportedError);
+      EXPECT_EQ(values, std::vector<std::complex<double>>(16, {1.0, 0.0}));
     }
   }
   set_isa(before);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "heft/util/error.hpp"
+#include "math/kernels/isa_check.hpp"
 #include "math/kernels/kernel_api.hpp"
 
 namespace heft::math {
@@ -26,11 +27,7 @@ const FftKernels& kernels_for(std::optional<Isa> isa) {
   static const FftKernels scalar = HEFT_FFT_KERNELS(scalar);
   static const FftKernels avx2 = HEFT_FFT_KERNELS(avx2);
   static const FftKernels avx512 = HEFT_FFT_KERNELS(avx512);
-  if (isa && !isa_supported(*isa)) {
-    throw UnsupportedError(
-        std::string("ISA level '") + to_string(*isa) +
-        "' is not supported by this CPU (best here: " + to_string(best_supported_isa()) + ")");
-  }
+  if (isa) require_supported(*isa);
   switch (isa ? *isa : active_isa()) {
     case Isa::scalar:
       return scalar;

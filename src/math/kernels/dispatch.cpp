@@ -14,9 +14,19 @@
 #include "heft/math/kernels.hpp"
 #include "heft/util/cpu_features.hpp"
 #include "math/kernels/composed_kernels.hpp"
+#include "math/kernels/isa_check.hpp"
 #include "math/kernels/kernel_api.hpp"
 
 namespace heft::math {
+
+void require_supported(Isa isa) {
+  if (!isa_supported(isa)) {
+    throw UnsupportedError(
+        std::string("ISA level '") + to_string(isa) +
+        "' is not supported by this CPU (best here: " + to_string(best_supported_isa()) + ")");
+  }
+}
+
 namespace {
 
 using kernels::KernelTable;
@@ -86,14 +96,6 @@ const KernelTable& table_for(Isa isa, uint64_t q) {
 
 const KernelTable& active_table(uint64_t q) {
   return table_for(active_isa(), q);
-}
-
-void require_supported(Isa isa) {
-  if (!isa_supported(isa)) {
-    throw UnsupportedError(
-        std::string("ISA level '") + to_string(isa) +
-        "' is not supported by this CPU (best here: " + to_string(best_supported_isa()) + ")");
-  }
 }
 
 const KernelTable& pinned_table(Isa isa, const Modulus& q) {
@@ -438,10 +440,7 @@ void require_block_permutation(std::span<const uint64_t> in, std::span<const uin
 void permute_blocks(std::span<const uint64_t> in, std::span<const uint32_t> map,
                     std::span<uint64_t> out, std::optional<Isa> isa) {
   require_block_permutation(in, map, out, "permute_blocks");
-  if (isa && !isa_supported(*isa)) {
-    throw UnsupportedError(std::string("permute_blocks: ISA level '") + to_string(*isa) +
-                           "' is not supported by this CPU");
-  }
+  if (isa) require_supported(*isa);
   kTables[static_cast<int>(isa ? *isa : active_isa())].permute_blocks(
       out.data(), in.data(), map.data(), in.size(), in.size());
 }
