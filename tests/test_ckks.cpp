@@ -8,6 +8,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <numbers>
 #include <random>
 #include <string>
@@ -17,6 +18,7 @@
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/keys.hpp"
 #include "heft/rlwe/ring_choice.hpp"
+#include "heft/rlwe/serialization.hpp"
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/ckks/evaluator.hpp"
 #include "heft/schemes/ckks/parameter_helper.hpp"
@@ -606,6 +608,123 @@ TEST(Ckks, BadInputIsRefused) {
   rlwe::Parameters no_scale = params;
   no_scale.scale = 0;
   EXPECT_THROW(Evaluator(rlwe::Context::create(no_scale)), InvalidArgument);
+}
+
+// Metadata a caller can set by hand (or load from bytes it wrote): a scale
+// that is NaN, infinite, zero or negative, a slot count the encoder never
+// makes. Each is refused by name, and the operand is left as it was.
+TEST(Ckks, MalformedScalesAndSlotCountsAreRefused) {
+  Fixture f(small_params(2048, 2, 1));
+  std::mt19937_64 rng(81);
+  const Vec x = random_vector(f.slots(), rng);
+  const Ciphertext good = f.encrypt(x);
+  const rlwe::GaloisKeys keys = f.keygen.create_galois_keys(std::vector<int64_t>{1});
+  const auto same_parts = [](const Ciphertext& a, const Ciphertext& b) {
+    if (a.parts.size() != b.parts.size()) return false;
+    for (std::size_t i = 0; i < a.parts.size(); ++i)
+      if (!(a.parts[i] == b.parts[i])) return false;
+    return true;
+  };
+  for (const double scale : {std::nan(""), HUGE_VAL, 0.0, -std::ldexp(1.0, 40)}) {
+    Ciphertext bad = good.clone();
+    bad.scale = scale;
+    const Ciphertext before = bad.clone();
+    for (const auto& call : std::vector<std::function<void()>>{
+             [&] { (void)f.eval.add_scalar(bad, 1.0); },
+             [&] { (void)f.eval.multiply_scalar(bad, 0.5); }, [&] { (void)f.eval.add(bad, good); },
+             [&] { (void)f.eval.add(good, bad); },
+             [&] { (void)f.eval.multiply(bad, good, f.relin); },
+             [&] { f.eval.add_inplace(bad, good); }}) {
+      heft::testing::expect_error<InvalidArgument>(call, "is not a positive finite number");
+    }
+    EXPECT_TRUE(same_parts(bad, before));
+    // The same scales on a plaintext.
+    Plaintext plain = f.encoder.encode(x, f.eval.scale_at(2), 2);
+    plain.scale = scale;
+    heft::testing::expect_error<InvalidArgument>([&] { (void)f.eval.multiply_plain(good, plain); },
+                                                 "multiply_plain: the plaintext's scale");
+    heft::testing::expect_error<InvalidArgument>([&] { (void)f.eval.add_plain(good, plain); },
+                                                 "add_plain: the plaintext's scale");
+  }
+  // Slot counts: above N/2, or not a power of two. multiply_monomial used to
+  // divide by zero on N slots; rotations reduced steps modulo the bad count.
+  for (const std::size_t slots : {f.context->degree(), std::size_t{3}, std::size_t{1000}}) {
+    Ciphertext bad = good.clone();
+    bad.slots = slots;
+    heft::testing::expect_error<InvalidArgument>([&] { (void)f.eval.multiply_monomial(bad, 1); },
+                                                 "multiply_monomial: the ciphertext's slot count");
+    heft::testing::expect_error<InvalidArgument>([&] { (void)f.eval.rotate(bad, 1, keys); },
+                                                 "rotate: the ciphertext's slot count");
+    heft::testing::expect_error<InvalidArgument>([&] { (void)f.eval.add(bad, good); },
+                                                 "add: the ciphertext's slot count");
+    // Serialization refuses what the evaluator would, both ways.
+    EXPECT_THROW((void)rlwe::save(*f.context, bad), InvalidArgument);
+  }
+  // Products whose scale leaves a double's range are refused, not carried.
+  Ciphertext huge = good.clone();
+  huge.scale = std::ldexp(1.0, 600);
+  heft::testing::expect_error<InvalidArgument>([&] { (void)f.eval.multiply(huge, huge); },
+                                               "multiply: the result's scale");
+}
+
+// Constants and scalars: refused in the caller's name, with what was wrong.
+TEST(Ckks, BadScalarsAndMissingSumKeysNameTheOperation) {
+  Fixture f(small_params(2048, 2, 1));
+  std::mt19937_64 rng(82);
+  const Ciphertext c = f.encrypt(random_vector(f.slots(), rng));
+  using heft::testing::expect_error;
+  expect_error<InvalidArgument>([&] { (void)f.eval.multiply_scalar(c, HUGE_VAL); },
+                                "multiply_scalar: the scalar is NaN or infinite");
+  expect_error<InvalidArgument>([&] { (void)f.eval.multiply_scalar(c, cd(0, std::nan(""))); },
+                                "multiply_scalar: the scalar is NaN or infinite");
+  expect_error<InvalidArgument>([&] { (void)f.eval.multiply_scalar(c, 1e300); },
+                                "multiply_scalar: values times");
+  expect_error<InvalidArgument>([&] { (void)f.eval.add_scalar(c, std::nan("")); },
+                                "add_scalar: the constant is NaN or infinite");
+  expect_error<InvalidArgument>([&] { (void)f.eval.sub_scalar(c, -HUGE_VAL); },
+                                "sub_scalar: the constant is NaN or infinite");
+  expect_error<InvalidArgument>([&] { (void)f.eval.add_scalar(c, 1e300); },
+                                "add_scalar: the constant times the scale");
+  expect_error<InvalidArgument>(
+      [&] { (void)f.eval.multiply_integer(f.eval.drop_to_level(c, 0), INT64_MIN); },
+      "multiply_integer: values times");
+  // sum_slots checks every key it needs before any work, in its own name.
+  const rlwe::GaloisKeys some = f.keygen.create_galois_keys(std::vector<int64_t>{1, 2, 4});
+  expect_error<InvalidArgument>([&] { (void)f.eval.sum_slots(c, some); },
+                                "sum_slots: no Galois key for step 8");
+  expect_error<InvalidArgument>([&] { (void)f.eval.sum_slots(f.eval.multiply(c, c), some); },
+                                "sum_slots: relinearize");
+  expect_error<MismatchError>([&] { (void)f.eval.sum_slots(c, rlwe::GaloisKeys{}); }, "sum_slots");
+  // relinearize_rescale at level 0 says so in its own name, whatever the size.
+  const Ciphertext bottom = f.eval.drop_to_level(c, 0);
+  expect_error<InvalidArgument>([&] { (void)f.eval.relinearize_rescale(bottom, f.relin); },
+                                "relinearize_rescale: the ciphertext is at level 0");
+}
+
+// A product at level 0 is final: automatic mode must not try to rescale it
+// later (it used to refuse every further product with a "rescale" error).
+TEST(Ckks, ProductsAtLevelZeroCombineInAutomaticMode) {
+  Fixture f(small_params(2048, 2, 1));
+  std::mt19937_64 rng(83);
+  const Vec x = random_vector(f.slots(), rng);
+  // Scale 2^19 at level 0 (one 60-bit prime): x^3 at 2^57 still fits. A
+  // secret-key encryption keeps the fresh noise near 2^9, about 2^-10 of it.
+  const double scale = std::ldexp(1.0, 19);
+  const Plaintext p = f.encoder.encode(x, scale, 0);
+  const Ciphertext c = rlwe::Encryptor(f.keygen.secret_key()).encrypt(p);
+  const Ciphertext squared = f.eval.multiply(c, c, f.relin);
+  EXPECT_FALSE(squared.needs_rescale);
+  const Ciphertext cubed = f.eval.multiply_plain(squared, p);
+  const Ciphertext cubed_ct = f.eval.multiply(squared, c, f.relin);
+  const Ciphertext plus = f.eval.add(f.eval.multiply_scalar(squared, 2.0), squared);
+  Vec want_cube(x.size()), want_three_squares(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    want_cube[i] = x[i] * x[i] * x[i];
+    want_three_squares[i] = 3.0 * x[i] * x[i];
+  }
+  expect_close(f.decrypt(cubed), want_cube, -6, "level 0: x^2 * plain x");
+  expect_close(f.decrypt(cubed_ct), want_cube, -6, "level 0: x^2 * x");
+  expect_close(f.decrypt(plus), want_three_squares, -6, "level 0: 2 x^2 + x^2");
 }
 
 // n sparse slots are the 2n-slot vector repeated, so an operation on a

@@ -97,6 +97,16 @@ TEST(Parameters, ValidationRejectsBadSets) {
   bad = p;
   bad.secret = {SecretKind::sparse_ternary, 0};
   EXPECT_THROW(bad.validate(), InvalidArgument);
+  // Enum values cast from integers the enums do not name: refused by name,
+  // not taken as uniform ternary (which could be saved but not loaded back).
+  bad = p;
+  bad.secret.kind = static_cast<SecretKind>(7);
+  heft::testing::expect_error<InvalidArgument>([&] { bad.validate(); },
+                                               "unknown secret distribution 7");
+  bad = p;
+  bad.security = static_cast<SecurityLevel>(99);
+  heft::testing::expect_error<InvalidArgument>([&] { bad.validate(); },
+                                               "unknown security level 99");
   bad = p;
   bad.ciphertext_moduli.clear();
   EXPECT_THROW(bad.validate(), InvalidArgument);
@@ -406,6 +416,9 @@ TEST(Encryption, RefusesObjectsOfAnotherContext) {
   Ciphertext ct_b = Encryptor(keygen_b.secret_key()).encrypt(plain_b);
   EXPECT_THROW((void)Decryptor(keygen_a.secret_key()).decrypt(ct_b), MismatchError);
   EXPECT_THROW(KeyGenerator(context_a, keygen_b.secret_key()), MismatchError);
+  // An empty key is not a foreign one: the message says which it is.
+  heft::testing::expect_error<InvalidArgument>([&] { KeyGenerator(context_a, SecretKey{}); },
+                                               "KeyGenerator: the secret key is empty");
 }
 
 }  // namespace

@@ -732,6 +732,13 @@ TEST(Serialization, CoefficientAtOrAboveItsPrimeIsRefused) {
                FormatError);  // NaN scale
   EXPECT_THROW((void)load_ciphertext(f.context, patched(17, {3, 0, 0, 0, 0, 0, 0, 0})),
                FormatError);  // 3 slots
+  {
+    // N slots: a power of two, but the encoder packs at most N/2.
+    std::vector<uint8_t> n_slots(8);
+    for (std::size_t i = 0; i < 8; ++i)
+      n_slots[i] = static_cast<uint8_t>(f.context->degree() >> (8 * i));
+    EXPECT_THROW((void)load_ciphertext(f.context, patched(17, n_slots)), FormatError);
+  }
   // A secret key with the invalid 2-bit code 3.
   Bytes secret_payload = payload_of(save(f.keygen.secret_key()));
   secret_payload[1] |= 3;

@@ -153,8 +153,10 @@ KeyGenerator::KeyGenerator(std::shared_ptr<const Context> context, uint64_t erro
 KeyGenerator::KeyGenerator(std::shared_ptr<const Context> context, const SecretKey& secret_key,
                            uint64_t error_scale)
     : context_(std::move(context)), secret_key_(secret_key.clone()), error_scale_(error_scale) {
-  if (!context_ || secret_key.context() != context_) {
-    throw MismatchError("the secret key belongs to a different context");
+  if (!context_) throw InvalidArgument("KeyGenerator needs a context");
+  if (!secret_key.context()) throw InvalidArgument("KeyGenerator: the secret key is empty");
+  if (secret_key.context() != context_) {
+    throw MismatchError("KeyGenerator: the secret key belongs to a different context");
   }
   detail::require_secret_key(*context_, secret_key_, "KeyGenerator");
   detail::require_error_scale(*context_, error_scale_, "KeyGenerator");

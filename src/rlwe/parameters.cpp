@@ -76,6 +76,11 @@ void Parameters::validate() const {
     throw InvalidArgument("scale " + std::to_string(scale) +
                           " must be a finite number >= 0 (0 for BFV/BGV)");
   }
+  if (secret.kind != SecretKind::uniform_ternary && secret.kind != SecretKind::sparse_ternary) {
+    throw InvalidArgument("unknown secret distribution " +
+                          std::to_string(static_cast<int>(secret.kind)) +
+                          ": use uniform_ternary or sparse_ternary");
+  }
   if (secret.kind == SecretKind::sparse_ternary &&
       (secret.hamming_weight == 0 || secret.hamming_weight > degree)) {
     throw InvalidArgument("sparse ternary secret needs a Hamming weight in [1, N]; got " +

@@ -44,6 +44,12 @@ int max_log_qp(uint64_t degree, SecurityLevel level) {
   if (level == SecurityLevel::none) {
     throw InvalidArgument("security level 'none' has no log2(QP) bound");
   }
+  // An enum value cast from an integer the enum does not name.
+  if (level != SecurityLevel::classic128 && level != SecurityLevel::classic192 &&
+      level != SecurityLevel::classic256) {
+    throw InvalidArgument("unknown security level " + std::to_string(static_cast<int>(level)) +
+                          ": use none, classic128, classic192 or classic256");
+  }
   for (const Row& row : kTernaryTable) {
     if (row.degree != degree) continue;
     switch (level) {

@@ -387,8 +387,8 @@ namespace {
 // saved object loads back.
 std::string scale_and_slots_problem(const Context& context, double scale, uint64_t slots) {
   if (!std::isfinite(scale) || scale <= 0) return "the scale is not a positive finite number";
-  if (slots > context.degree() || (slots != 0 && !std::has_single_bit(slots))) {
-    return "slot count " + std::to_string(slots) + " is not 0 or a power of two up to N";
+  if (slots > context.degree() / 2 || (slots != 0 && !std::has_single_bit(slots))) {
+    return "slot count " + std::to_string(slots) + " is not 0 or a power of two up to N/2";
   }
   return "";
 }

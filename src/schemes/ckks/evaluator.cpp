@@ -3,6 +3,7 @@
 #include "heft/schemes/ckks/evaluator.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -39,6 +40,12 @@ std::vector<const rlwe::KeySwitchKey*> key_group(std::span<const std::size_t> ke
 
 bool same_scale(double a, double b) {
   return std::abs(a - b) <= kScaleTolerance * std::max(a, b);
+}
+
+// A product still waiting for its rescale. At level 0 no prime is left to
+// divide by, so a product there is final, also one loaded with the flag set.
+bool rescale_pending(const Ciphertext& a) {
+  return a.needs_rescale && a.level() > 0;
 }
 
 std::string log2_text(double x) {
@@ -116,6 +123,24 @@ std::size_t Evaluator::combined_slots(std::size_t a_slots, std::size_t b_slots) 
 
 void Evaluator::check(const Ciphertext& a, const char* operation) const {
   rlwe::check_ciphertext(*context_, a, operation);
+  check_scale_and_slots(a.scale, a.slots, "ciphertext", operation);
+}
+
+void Evaluator::check_scale_and_slots(double scale, std::size_t slots, const char* what,
+                                      const char* operation) const {
+  // Objects built or loaded by hand can carry any metadata; a NaN or infinite
+  // scale would compare equal or unequal to everything, and a slot count the
+  // encoder never makes would make rotations meaningless.
+  if (!(scale > 0) || !std::isfinite(scale)) {
+    throw InvalidArgument(std::string(operation) + ": the " + what + "'s scale " +
+                          std::to_string(scale) + " is not a positive finite number");
+  }
+  const std::size_t half = context_->degree() / 2;
+  if (slots > half || (slots != 0 && !std::has_single_bit(slots))) {
+    throw InvalidArgument(std::string(operation) + ": the " + what + "'s slot count " +
+                          std::to_string(slots) +
+                          " is not 0 or a power of two up to N/2 = " + std::to_string(half));
+  }
 }
 
 void Evaluator::check_plain(const Plaintext& p, const char* operation) const {
@@ -125,6 +150,7 @@ void Evaluator::check_plain(const Plaintext& p, const char* operation) const {
   }
   if (!p.poly.is_ntt())
     throw MismatchError(std::string(operation) + ": the plaintext must be in NTT form");
+  check_scale_and_slots(p.scale, p.slots, "plaintext", operation);
 }
 
 void Evaluator::check_keys(const rlwe::GaloisKeys& keys, const char* operation) const {
@@ -134,8 +160,13 @@ void Evaluator::check_keys(const rlwe::GaloisKeys& keys, const char* operation) 
 }
 
 void Evaluator::check_scale_fits(double scale, std::size_t level, const char* operation) const {
+  if (!(scale > 0) || !std::isfinite(scale)) {
+    throw InvalidArgument(std::string(operation) + ": the result's scale " + std::to_string(scale) +
+                          " is not a positive finite number (the operands' scales overflow or "
+                          "underflow a double)");
+  }
   // Values of magnitude 1 must still be representable below Q_l / 2.
-  if (std::log2(scale) >= log2_modulus_at_level_[level] - 1) {
+  if (!(std::log2(scale) < log2_modulus_at_level_[level] - 1)) {
     throw InvalidArgument(std::string(operation) + ": the result's scale " + log2_text(scale) +
                           " would overflow the modulus 2^" +
                           std::to_string(static_cast<int>(log2_modulus_at_level_[level])) +
@@ -146,17 +177,32 @@ void Evaluator::check_scale_fits(double scale, std::size_t level, const char* op
   }
 }
 
-ring::RnsPoly Evaluator::constant_poly(std::complex<double> value, double scale,
-                                       std::size_t towers) const {
+void Evaluator::check_values_fit(double scale, double factor, std::size_t level,
+                                 const char* operation) const {
+  // Values of magnitude 1 times the factor must fit, as encoding requires.
+  const double magnitude = std::max(1.0, factor);
+  if (!(std::log2(scale) + std::log2(magnitude) < log2_modulus_at_level_[level] - 1)) {
+    throw InvalidArgument(std::string(operation) + ": values times " + std::to_string(factor) +
+                          " at scale " + log2_text(scale) + " would overflow the modulus 2^" +
+                          std::to_string(static_cast<int>(log2_modulus_at_level_[level])) +
+                          " left at level " + std::to_string(level) +
+                          (level == 0 ? "" : ": rescale first, or multiply by a smaller factor"));
+  }
+}
+
+ring::RnsPoly Evaluator::constant_poly(std::complex<double> value, double scale, std::size_t towers,
+                                       const char* operation) const {
   if (!std::isfinite(value.real()) || !std::isfinite(value.imag())) {
-    throw InvalidArgument("CKKS constant is NaN or infinite");
+    throw InvalidArgument(std::string(operation) + ": the constant is NaN or infinite");
   }
   const double re = std::round(value.real() * scale);
   const double im = std::round(value.imag() * scale);
   const double log2_q = log2_modulus_at_level_[towers - 1];
-  if (std::max(std::abs(re), std::abs(im)) >= std::ldexp(1.0, static_cast<int>(log2_q) - 1)) {
-    throw InvalidArgument("CKKS constant times scale " + log2_text(scale) +
-                          " does not fit the modulus left at level " + std::to_string(towers - 1));
+  // Written so that a NaN (from a scale of 0 times an infinity) fails it too.
+  if (!(std::max(std::abs(re), std::abs(im)) < std::ldexp(1.0, static_cast<int>(log2_q) - 1))) {
+    throw InvalidArgument(std::string(operation) + ": the constant times the scale " +
+                          log2_text(scale) + " does not fit the modulus left at level " +
+                          std::to_string(towers - 1));
   }
   // A constant c in every slot is Re(c) + Im(c) X^(N/2): X^(N/2) evaluates to i
   // at every slot root, whatever the slot count.
@@ -260,8 +306,8 @@ void Evaluator::align(Ciphertext& a, Ciphertext& b, const char* operation) const
   // Otherwise settle every pending product first: its scale is a product of
   // two scales, and aligning it as it stands would drop it (wrapping) or
   // pick a k near 1 (mislabelling the scale).
-  if (a.needs_rescale) rescale_inplace(a);
-  if (b.needs_rescale) rescale_inplace(b);
+  if (rescale_pending(a)) rescale_inplace(a);
+  if (rescale_pending(b)) rescale_inplace(b);
   if (a.level() == b.level() && same_scale(a.scale, b.scale)) return;
   if (a.level() == b.level()) {
     // Same level, different scales: spend one level on both.
@@ -360,7 +406,7 @@ Ciphertext Evaluator::add_plain(const Ciphertext& a, const Plaintext& p) const {
   check_plain(p, "add_plain");
   Ciphertext out = a.clone();
   if (mode_ == ScaleMode::automatic) {
-    if (out.needs_rescale && !same_scale(out.scale, p.scale)) rescale_inplace(out);
+    if (rescale_pending(out) && !same_scale(out.scale, p.scale)) rescale_inplace(out);
     if (p.level() < out.level()) drop_ciphertext_to(out, p.level(), "add_plain");
   }
   if (p.level() < out.level() || !same_scale(out.scale, p.scale)) {
@@ -383,19 +429,24 @@ Ciphertext Evaluator::sub_plain(const Ciphertext& a, const Plaintext& p) const {
 }
 
 Ciphertext Evaluator::add_scalar(const Ciphertext& a, std::complex<double> value) const {
-  check(a, "add_scalar");
-  Ciphertext out = a.clone();
-  out.parts[0] += constant_poly(value, out.scale, out.level() + 1);
-  return out;
+  return add_constant(a, value, "add_scalar");
 }
 
 Ciphertext Evaluator::sub_scalar(const Ciphertext& a, std::complex<double> value) const {
-  return add_scalar(a, -value);
+  return add_constant(a, -value, "sub_scalar");
+}
+
+Ciphertext Evaluator::add_constant(const Ciphertext& a, std::complex<double> value,
+                                   const char* operation) const {
+  check(a, operation);
+  Ciphertext out = a.clone();
+  out.parts[0] += constant_poly(value, out.scale, out.level() + 1, operation);
+  return out;
 }
 
 const Ciphertext& Evaluator::settled_operand(const Ciphertext& a,
                                              std::optional<Ciphertext>& storage) const {
-  if (mode_ != ScaleMode::automatic || !a.needs_rescale) return a;
+  if (mode_ != ScaleMode::automatic || !rescale_pending(a)) return a;
   Ciphertext rescaled;
   rescale_into(a, rescaled);
   storage = std::move(rescaled);
@@ -437,7 +488,7 @@ Ciphertext Evaluator::multiply(const Ciphertext& a_in, const Ciphertext& b_in) c
   Ciphertext out;
   out.scale = scale;
   out.slots = combined_slots(a.slots, b.slots);
-  out.needs_rescale = true;
+  out.needs_rescale = a.level() > 0;  // at level 0 there is no prime left to divide by
   auto parts = ring::tensor_product(a.parts[0], a.parts[1], b.parts[0], b.parts[1]);
   for (auto& part : parts)
     out.parts.push_back(std::move(part));
@@ -455,7 +506,7 @@ Ciphertext Evaluator::square(const Ciphertext& a_in) const {
   Ciphertext out;
   out.scale = scale;
   out.slots = a.slots;
-  out.needs_rescale = true;
+  out.needs_rescale = a.level() > 0;
   ring::RnsPoly c1 = a.parts[0] * a.parts[1];
   c1 += c1;
   out.parts.push_back(a.parts[0] * a.parts[0]);
@@ -488,14 +539,14 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
 Ciphertext Evaluator::relinearize_rescale(const Ciphertext& a, const rlwe::RelinKey& key) const {
   check(a, "relinearize_rescale");
   rlwe::check_relin_key(*context_, key, "relinearize_rescale");
-  if (a.size() == 2) return rescale(a);
-  if (a.size() != 3) throw InvalidArgument("relinearize_rescale: expects a 3-part ciphertext");
   const std::size_t level = a.level();
   if (level == 0) {
     throw InvalidArgument(
         "relinearize_rescale: the ciphertext is at level 0, no prime left to divide by "
         "(multiplicative depth exhausted)");
   }
+  if (a.size() == 2) return rescale(a);
+  if (a.size() != 3) throw InvalidArgument("relinearize_rescale: expects a 3-part ciphertext");
   auto [c0, c1] =
       rlwe::switch_key_and_divide(*context_, a.parts[2], key.key, a.parts[0], a.parts[1]);
   Ciphertext out;
@@ -527,7 +578,7 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& p) co
   check_plain(p, "multiply_plain");
   Ciphertext out = a.clone();
   if (mode_ == ScaleMode::automatic) {
-    if (out.needs_rescale) rescale_inplace(out);
+    if (rescale_pending(out)) rescale_inplace(out);
     if (p.level() < out.level()) drop_ciphertext_to(out, p.level(), "multiply_plain");
   } else if (p.level() < out.level()) {
     throw MismatchError("multiply_plain: the plaintext is at level " + std::to_string(p.level()) +
@@ -540,18 +591,21 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& p) co
     part *= poly;
   out.scale = scale;
   out.slots = combined_slots(out.slots, p.slots);
-  out.needs_rescale = true;
+  out.needs_rescale = out.level() > 0;
   return out;
 }
 
 Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, std::complex<double> value) const {
   check(a, "multiply_scalar");
+  if (!std::isfinite(value.real()) || !std::isfinite(value.imag())) {
+    throw InvalidArgument("multiply_scalar: the scalar is NaN or infinite");
+  }
   const double re = value.real();
   if (value.imag() == 0 && std::round(re) == re && std::abs(re) < 4.6e18) {
     return multiply_integer(a, static_cast<int64_t>(re));  // exact, keeps the level
   }
   Ciphertext out = a.clone();
-  if (mode_ == ScaleMode::automatic && out.needs_rescale) rescale_inplace(out);
+  if (mode_ == ScaleMode::automatic && rescale_pending(out)) rescale_inplace(out);
   // The constant's scale. For a ciphertext at about its level's default
   // scale s_l: s_l^2 / scale, so the product lands on s_l^2, the scale of a
   // product of two such ciphertexts (c x + x^2 then adds with no alignment,
@@ -565,9 +619,9 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, std::complex<double> 
       : near_default ? default_scale * default_scale / out.scale
                      : static_cast<double>(context_->parameters().ciphertext_moduli[level]);
   const double scale = out.scale * constant_scale;
-  // Values of magnitude 1 times |value| must fit, as encoding requires.
-  check_scale_fits(scale * std::max(1.0, std::abs(value)), level, "multiply_scalar");
-  const ring::RnsPoly constant = constant_poly(value, constant_scale, level + 1);
+  check_scale_fits(scale, level, "multiply_scalar");
+  check_values_fit(scale, std::abs(value), level, "multiply_scalar");
+  const ring::RnsPoly constant = constant_poly(value, constant_scale, level + 1, "multiply_scalar");
   for (auto& part : out.parts)
     part *= constant;
   out.scale = scale;
@@ -578,8 +632,7 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, std::complex<double> 
 Ciphertext Evaluator::multiply_integer(const Ciphertext& a, int64_t value) const {
   check(a, "multiply_integer");
   // The scale stays, the values grow by |value|: they must still fit.
-  check_scale_fits(a.scale * std::max(1.0, std::abs(static_cast<double>(value))), a.level(),
-                   "multiply_integer");
+  check_values_fit(a.scale, std::abs(static_cast<double>(value)), a.level(), "multiply_integer");
   Ciphertext out = a.clone();
   const std::size_t towers = out.level() + 1;
   // |value| as an unsigned word (also right for INT64_MIN), reduced per tower.
@@ -769,6 +822,7 @@ Ciphertext Evaluator::dot_rotations_plain(const Ciphertext& a, std::span<const i
       throw MismatchError(
           "dot_rotations_plain: a diagonal is not an encode_extended plaintext of this context");
     }
+    check_scale_and_slots(d.scale, d.slots, "diagonal", kOperation);
     if (d.scale != first.scale || d.level() != first.level()) {
       throw MismatchError("dot_rotations_plain: the diagonals differ in scale or level");
     }
@@ -854,13 +908,25 @@ Ciphertext Evaluator::dot_rotations_plain(const Ciphertext& a, std::span<const i
   out.parts.push_back(rlwe::mod_down(*context_, std::move(sum[1])));
   out.scale = scale;
   out.slots = combined;
-  out.needs_rescale = true;
+  out.needs_rescale = level > 0;
   return out;
 }
 
 Ciphertext Evaluator::sum_slots(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {
   check(a, "sum_slots");
+  check_keys(keys, "sum_slots");
+  if (a.size() != 2) throw InvalidArgument("sum_slots: relinearize the ciphertext first");
   const std::size_t slots = a.slots != 0 ? a.slots : context_->degree() / 2;
+  for (std::size_t step = 1; step < slots; step <<= 1) {
+    const auto signed_step = static_cast<int64_t>(step);
+    const auto signed_slots = static_cast<int64_t>(slots);
+    if (!keys.has(key_element_for_step(signed_step, signed_step, signed_slots, keys))) {
+      throw InvalidArgument("sum_slots: no Galois key for step " + std::to_string(step) +
+                            "; summing " + std::to_string(slots) +
+                            " slots needs the power-of-two steps 1 .. " +
+                            std::to_string(slots / 2));
+    }
+  }
   Ciphertext out = a.clone();
   for (std::size_t step = 1; step < slots; step <<= 1) {
     add_inplace(out, rotate(out, static_cast<int64_t>(step), keys));

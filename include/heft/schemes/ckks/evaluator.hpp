@@ -161,8 +161,19 @@ class Evaluator {
                                                    const char* operation) const;
   // The constant polynomial value * scale (NTT form) at the first `towers` towers.
   [[nodiscard]] ring::RnsPoly constant_poly(std::complex<double> value, double scale,
-                                            std::size_t towers) const;
+                                            std::size_t towers, const char* operation) const;
+  [[nodiscard]] Ciphertext add_constant(const Ciphertext& a, std::complex<double> value,
+                                        const char* operation) const;
+  // InvalidArgument naming `operation` unless `scale` is positive, finite and
+  // leaves values of magnitude 1 below Q_l / 2.
   void check_scale_fits(double scale, std::size_t level, const char* operation) const;
+  // The same for values of magnitude max(1, factor) at `scale`.
+  void check_values_fit(double scale, double factor, std::size_t level,
+                        const char* operation) const;
+  // InvalidArgument unless the scale is positive and finite and the slot
+  // count is 0 or a power of two up to N/2 (`what`: "ciphertext", "plaintext").
+  void check_scale_and_slots(double scale, std::size_t slots, const char* what,
+                             const char* operation) const;
   // Rescales a into out: out may be a itself (in place) or an empty
   // ciphertext, which then gets fresh parts without a copy of a's.
   void rescale_into(const Ciphertext& a, Ciphertext& out) const;
