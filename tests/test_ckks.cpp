@@ -695,6 +695,17 @@ TEST(Ckks, BadScalarsAndMissingSumKeysNameTheOperation) {
   expect_error<InvalidArgument>([&] { (void)f.eval.sum_slots(f.eval.multiply(c, c), some); },
                                 "sum_slots: relinearize");
   expect_error<MismatchError>([&] { (void)f.eval.sum_slots(c, rlwe::GaloisKeys{}); }, "sum_slots");
+  // A nominal scale 2^40 over 50-bit primes shrinks level by level until the
+  // default scale of level 0 underflows to 0; multiply_scalar there used to
+  // multiply by a zero constant and return a ciphertext of scale 0.
+  rlwe::Parameters shrinking = rlwe::make_parameters(2048, {60, 50, 50, 50, 50, 50, 50, 50, 50},
+                                                     {60}, 0, rlwe::SecurityLevel::none);
+  shrinking.scale = std::ldexp(1.0, 40);
+  Fixture g(shrinking);
+  ASSERT_EQ(g.eval.scale_at(0), 0.0);
+  const Ciphertext low = g.eval.drop_to_level(g.encrypt(random_vector(g.slots(), rng)), 0);
+  expect_error<InvalidArgument>([&] { (void)g.eval.multiply_scalar(low, 0.5); },
+                                "multiply_scalar: the result's scale 0");
   // relinearize_rescale at level 0 says so in its own name, whatever the size.
   const Ciphertext bottom = f.eval.drop_to_level(c, 0);
   expect_error<InvalidArgument>([&] { (void)f.eval.relinearize_rescale(bottom, f.relin); },
