@@ -21,6 +21,7 @@
 #include "heft/schemes/batch_encoder.hpp"
 #include "heft/schemes/bgv/encryptor.hpp"
 #include "heft/schemes/bgv/evaluator.hpp"
+#include "heft/schemes/serialization.hpp"
 #include "heft/util/error.hpp"
 
 namespace heft::bgv {
@@ -175,6 +176,72 @@ TEST(BgvEncryption, BadInputIsRefused) {
   EXPECT_THROW((void)f.evaluator.add(ct, foreign), MismatchError);
   // No t in the parameters.
   EXPECT_THROW((void)make_key_generator(make_context(n, {60, 50}, 0)), InvalidArgument);
+  // An empty secret key is named as such, not as a foreign one.
+  heft::testing::expect_error<InvalidArgument>(
+      [&] { (void)make_key_generator(context, rlwe::SecretKey{}); }, "the secret key is empty");
+}
+
+// With a non-prime t, a hand-set correction factor can lie in [1, t) and still
+// have no inverse mod t. It used to decrypt to c * m, save to bytes that load
+// refuses, and make add depend on the order of its operands.
+TEST(BgvEncryption, CorrectionFactorsWithoutAnInverseAreRefused) {
+  const uint64_t n = 1024, t = 1000;
+  Fixture f(make_context(n, {60, 50}, t));
+  std::mt19937_64 rng(31);
+  const Values x = random_values(rng, n, t);
+  const Ciphertext good = f.encryptor.encrypt({x, t});
+  const rlwe::GaloisKeys galois = f.keygen.create_galois_keys(std::vector<int64_t>{1});
+  for (const uint64_t correction : {uint64_t{2}, uint64_t{5}, uint64_t{500}}) {
+    Ciphertext bad = good.clone();
+    bad.correction = correction;
+    const Ciphertext before = bad.clone();
+    using heft::testing::expect_error;
+    expect_error<InvalidArgument>([&] { (void)f.decryptor.decrypt(bad); },
+                                  "decrypt: the ciphertext's correction factor");
+    expect_error<InvalidArgument>([&] { (void)save(*f.context, bad); }, "save: the ciphertext's");
+    expect_error<InvalidArgument>([&] { (void)f.evaluator.add(good, bad); },
+                                  "add: the ciphertext's");
+    expect_error<InvalidArgument>([&] { (void)f.evaluator.add(bad, good); },
+                                  "add: the ciphertext's");
+    expect_error<InvalidArgument>(
+        [&] {
+          (void)f.evaluator.sub_plain(bad, {x, t});
+        },
+        "sub_plain: the ciphertext's");
+    expect_error<InvalidArgument>([&] { (void)f.evaluator.add_scalar(bad, 1); },
+                                  "add_scalar: the ciphertext's");
+    expect_error<InvalidArgument>([&] { (void)f.evaluator.multiply(bad, good, f.relin_key); },
+                                  "multiply: the ciphertext's");
+    expect_error<InvalidArgument>([&] { (void)f.evaluator.rotate_rows(bad, 1, galois); },
+                                  "rotate_rows: the ciphertext's");
+    EXPECT_TRUE(bad.ct.parts[0] == before.ct.parts[0] && bad.ct.parts[1] == before.ct.parts[1]);
+    EXPECT_EQ(bad.correction, before.correction);
+  }
+  // An invertible factor other than 1 is a valid ciphertext: 3 * m' = m.
+  Ciphertext scaled = good.clone();
+  scaled.correction = 3;
+  Values want(n);
+  for (std::size_t i = 0; i < n; ++i)
+    want[i] = (3 * x[i]) % t;
+  EXPECT_EQ(f.decryptor.decrypt(scaled).coefficients, want);
+}
+
+// Rotation by 0 is the identity, but checks what any rotation checks (as in
+// BFV); an enum value the enum does not name is refused at construction.
+TEST(BgvEvaluator, IdentityRotationAndModeAreChecked) {
+  const uint64_t n = 1024, t = 65537;
+  Fixture f(make_context(n, {60, 50}, t));
+  const Ciphertext ct = f.encryptor.encrypt({Values(n, 1), t});
+  const rlwe::GaloisKeys galois = f.keygen.create_galois_keys(std::vector<int64_t>{1});
+  using heft::testing::expect_error;
+  expect_error<InvalidArgument>(
+      [&] { (void)f.evaluator.rotate_rows(f.evaluator.multiply(ct, ct), 0, galois); },
+      "rotate_rows: relinearize");
+  expect_error<MismatchError>([&] { (void)f.evaluator.rotate_rows(ct, 0, rlwe::GaloisKeys{}); },
+                              "rotate_rows: the keys belong to a different context");
+  EXPECT_TRUE(f.evaluator.rotate_rows(ct, 0, galois).ct.parts[0] == ct.ct.parts[0]);
+  expect_error<InvalidArgument>([&] { Evaluator(f.context, static_cast<ModSwitchMode>(99)); },
+                                "unknown ModSwitchMode 99");
 }
 
 // Oracle ops on the 2 x N/2 slot matrix.

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "error_test_support.hpp"
 #include "heft/rlwe/security.hpp"
 #include "heft/schemes/batch_encoder.hpp"
 #include "heft/schemes/bfv/encryptor.hpp"
@@ -104,6 +105,12 @@ TEST(IntegerParameters, NonBatchingAndExplicitModuliAndErrors) {
   IntegerParameterRequest bad;
   bad.plain_bits = 1;
   EXPECT_THROW((void)suggest_integer_parameters(bad), InvalidArgument);
+  // A scheme value cast from an integer the enum does not name (it used to
+  // be taken as BGV).
+  IntegerParameterRequest unknown;
+  unknown.scheme = static_cast<IntegerScheme>(99);
+  heft::testing::expect_error<InvalidArgument>([&] { (void)suggest_integer_parameters(unknown); },
+                                               "unknown IntegerScheme 99");
 }
 
 }  // namespace

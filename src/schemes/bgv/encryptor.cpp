@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,14 @@ rlwe::KeyGenerator make_key_generator(std::shared_ptr<const rlwe::Context> conte
   if (!context) throw InvalidArgument("make_key_generator needs a context");
   const uint64_t t = plain_modulus(*context);
   return rlwe::KeyGenerator(std::move(context), secret_key, t);
+}
+
+void check_correction(uint64_t correction, uint64_t t, const char* operation) {
+  if (correction == 0 || correction >= t || std::gcd(correction, t) != 1) {
+    throw InvalidArgument(std::string(operation) + ": the ciphertext's correction factor " +
+                          std::to_string(correction) + " is not invertible mod t = " +
+                          std::to_string(t) + " (it must be in [1, t) and coprime to t)");
+  }
 }
 
 void check_plaintext(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
@@ -133,9 +142,7 @@ void Decryptor::for_each_composed(const Ciphertext& ct, F&& f) const {
 
 schemes::IntegerPlaintext Decryptor::decrypt(const Ciphertext& ct) const {
   const math::Modulus t(plain_modulus(*context_));
-  if (ct.correction == 0 || ct.correction >= t.value()) {
-    throw InvalidArgument("decrypt: the ciphertext's correction factor is not in [1, t)");
-  }
+  check_correction(ct.correction, t.value(), "decrypt");
   rlwe::Plaintext raw = decryptor_.decrypt(ct.ct);  // checks the ciphertext
   raw.poly.intt();
   schemes::IntegerPlaintext out;

@@ -19,14 +19,18 @@ Evaluator::Evaluator(std::shared_ptr<const rlwe::Context> context, ModSwitchMode
     : context_(std::move(context)),
       mode_(mode),
       t_(context_ ? plain_modulus(*context_)
-                  : throw InvalidArgument("bgv::Evaluator needs a context")) {}
+                  : throw InvalidArgument("bgv::Evaluator needs a context")) {
+  // An enum value cast from an integer the enum does not name would take
+  // the automatic path in some operations and the manual one in others.
+  if (mode_ != ModSwitchMode::automatic && mode_ != ModSwitchMode::manual) {
+    throw InvalidArgument("bgv::Evaluator: unknown ModSwitchMode " +
+                          std::to_string(static_cast<int>(mode_)) + ": use automatic or manual");
+  }
+}
 
 void Evaluator::check(const Ciphertext& a, const char* operation) const {
   rlwe::check_ciphertext(*context_, a.ct, operation);
-  if (a.correction == 0 || a.correction >= t_.value()) {
-    throw InvalidArgument(std::string(operation) +
-                          ": the ciphertext's correction factor is not in [1, t)");
-  }
+  check_correction(a.correction, t_.value(), operation);
 }
 
 void Evaluator::check_key(const rlwe::KeySwitchKey& key, const char* operation) const {
@@ -121,8 +125,13 @@ Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
 }
 
 Ciphertext Evaluator::add_plain(const Ciphertext& a, const schemes::IntegerPlaintext& p) const {
-  check(a, "add_plain");
-  check_plaintext(*context_, p, "add_plain");
+  return add_plain_as(a, p, "add_plain");
+}
+
+Ciphertext Evaluator::add_plain_as(const Ciphertext& a, const schemes::IntegerPlaintext& p,
+                                   const char* operation) const {
+  check(a, operation);
+  check_plaintext(*context_, p, operation);
   // Added under a's correction factor: p * c^-1 decrypts to p.
   schemes::IntegerPlaintext scaled = p;
   const uint64_t inverse = t_.inverse(a.correction);
@@ -138,7 +147,7 @@ Ciphertext Evaluator::sub_plain(const Ciphertext& a, const schemes::IntegerPlain
   schemes::IntegerPlaintext negated = p;
   for (auto& v : negated.coefficients)
     v = t_.negate(v);
-  return add_plain(a, negated);
+  return add_plain_as(a, negated, "sub_plain");
 }
 
 Ciphertext Evaluator::add_scalar(const Ciphertext& a, uint64_t value) const {
@@ -148,7 +157,7 @@ Ciphertext Evaluator::add_scalar(const Ciphertext& a, uint64_t value) const {
   }
   schemes::IntegerPlaintext p{std::vector<uint64_t>(context_->degree(), 0), t_.value()};
   p.coefficients[0] = value;
-  return add_plain(a, p);
+  return add_plain_as(a, p, "add_scalar");
 }
 
 Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, uint64_t value) const {
@@ -286,7 +295,12 @@ Ciphertext Evaluator::rotate_rows(const Ciphertext& a, int64_t step,
                                   const rlwe::GaloisKeys& keys) const {
   const uint64_t g = context_->galois_element_for_step(step);
   if (g == 1) {
+    // The identity, but with the checks a rotation makes (as BFV does).
     check(a, "rotate_rows");
+    if (a.size() != 2) throw InvalidArgument("rotate_rows: relinearize the ciphertext first");
+    if (keys.context().get() != context_.get()) {
+      throw MismatchError("rotate_rows: the keys belong to a different context");
+    }
     return a.clone();
   }
   return apply_galois(a, g, keys, "rotate_rows", step);

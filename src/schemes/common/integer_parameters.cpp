@@ -51,6 +51,10 @@ std::vector<int> prime_bits(const IntegerParameterRequest& request, uint64_t deg
 }  // namespace
 
 rlwe::Parameters suggest_integer_parameters(const IntegerParameterRequest& request) {
+  if (request.scheme != IntegerScheme::bfv && request.scheme != IntegerScheme::bgv) {
+    throw InvalidArgument("unknown IntegerScheme " +
+                          std::to_string(static_cast<int>(request.scheme)) + ": use bfv or bgv");
+  }
   if (request.depth > rlwe::kMaxHelperDepth) {
     throw InvalidArgument("depth " + std::to_string(request.depth) + " is beyond any ring up to " +
                           "2^17 (at most " + std::to_string(rlwe::kMaxHelperDepth) + ")");

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string>
 
+#include "heft/schemes/bgv/encryptor.hpp"
 #include "heft/util/error.hpp"
 #include "rlwe/serial_bytes.hpp"
 #include "rlwe/serial_objects.hpp"
@@ -83,9 +84,7 @@ namespace bgv {
 rlwe::Bytes save(const rlwe::Context& context, const Ciphertext& ciphertext,
                  const rlwe::SaveOptions& options) {
   const uint64_t t = require_plain_modulus(context, "save");
-  if (ciphertext.correction == 0 || ciphertext.correction >= t) {
-    throw InvalidArgument("save: the BGV correction factor is not in [1, t)");
-  }
+  check_correction(ciphertext.correction, t, "save");
   return rlwe::serial::save_object(
       rlwe::ObjectType::bgv_ciphertext, context, options, [&](ByteWriter& out) {
         rlwe::serial::write_ciphertext(out, context, ciphertext.ct, options.seeded);

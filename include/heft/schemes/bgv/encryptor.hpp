@@ -28,6 +28,10 @@ rlwe::KeyGenerator make_key_generator(std::shared_ptr<const rlwe::Context> conte
 rlwe::KeyGenerator make_key_generator(std::shared_ptr<const rlwe::Context> context,
                                       const rlwe::SecretKey& secret_key);
 
+// Throws InvalidArgument naming `operation` unless the correction factor is
+// invertible mod t: in [1, t) and coprime to t (only a non-prime t has others).
+void check_correction(uint64_t correction, uint64_t t, const char* operation);
+
 // Throws InvalidArgument unless plain has N coefficients below t = its
 // modulus, and MismatchError if that t is not the context's.
 void check_plaintext(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,

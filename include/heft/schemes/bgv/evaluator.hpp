@@ -83,6 +83,9 @@ class Evaluator {
 
  private:
   void check(const Ciphertext& a, const char* operation) const;
+  // add_plain, with errors naming `operation` (sub_plain, add_scalar use it).
+  [[nodiscard]] Ciphertext add_plain_as(const Ciphertext& a, const schemes::IntegerPlaintext& p,
+                                        const char* operation) const;
   void check_key(const rlwe::KeySwitchKey& key, const char* operation) const;
   // MismatchError in manual mode if a and b are at different levels.
   void require_alignable(const Ciphertext& a, const Ciphertext& b, const char* operation) const;
