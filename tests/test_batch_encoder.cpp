@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "error_test_support.hpp"
 #include "heft/math/primes.hpp"
 #include "heft/schemes/batch_encoder.hpp"
 #include "heft/util/error.hpp"
@@ -127,6 +128,14 @@ TEST(CoefficientEncoder, AnyModulusRoundTrip) {
   }
   EXPECT_THROW(encode_coefficients(std::vector<int64_t>(17, 0), 16, 257), InvalidArgument);
   EXPECT_THROW(encode_coefficients(std::vector<int64_t>(1, 0), 16, 1), InvalidArgument);
+  // Decoding refuses the moduli encoding refuses (it used to accept them).
+  for (const uint64_t bad_t : {uint64_t{0}, uint64_t{1}, uint64_t{1} << 61}) {
+    heft::testing::expect_error<InvalidArgument>(
+        [&] {
+          (void)decode_coefficients_signed({std::vector<uint64_t>(16, 0), bad_t});
+        },
+        "coefficient decode: plaintext modulus");
+  }
 }
 
 }  // namespace

@@ -176,6 +176,17 @@ TEST(BgvEncryption, BadInputIsRefused) {
   EXPECT_THROW((void)f.evaluator.add(ct, foreign), MismatchError);
   // No t in the parameters.
   EXPECT_THROW((void)make_key_generator(make_context(n, {60, 50}, 0)), InvalidArgument);
+  // The noise budget of a foreign ciphertext names itself.
+  heft::testing::expect_error<MismatchError>(
+      [&] { (void)f.decryptor.invariant_noise_budget(foreign); }, "invariant_noise_budget:");
+  // lift_plaintext is public: a level past the top, or coefficients >= t.
+  heft::testing::expect_error<InvalidArgument>(
+      [&] {
+        (void)lift_plaintext(*context, {Values(n, 0), t}, SIZE_MAX);
+      },
+      "lift: level 18446744073709551615 is above the top level 1");
+  heft::testing::expect_error<InvalidArgument>([&] { (void)lift_plaintext(*context, bad, 0); },
+                                               "is not below the plaintext modulus");
   // An empty secret key is named as such, not as a foreign one.
   heft::testing::expect_error<InvalidArgument>(
       [&] { (void)make_key_generator(context, rlwe::SecretKey{}); }, "the secret key is empty");

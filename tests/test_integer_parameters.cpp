@@ -105,6 +105,12 @@ TEST(IntegerParameters, NonBatchingAndExplicitModuliAndErrors) {
   IntegerParameterRequest bad;
   bad.plain_bits = 1;
   EXPECT_THROW((void)suggest_integer_parameters(bad), InvalidArgument);
+  // t = 2 cannot batch at any N: the message says so instead of asking for
+  // a lower depth.
+  IntegerParameterRequest tiny_batching;
+  tiny_batching.plain_modulus = 2;
+  heft::testing::expect_error<InvalidArgument>(
+      [&] { (void)suggest_integer_parameters(tiny_batching); }, "no batching plaintext modulus");
   // A scheme value cast from an integer the enum does not name (it used to
   // be taken as BGV).
   IntegerParameterRequest unknown;

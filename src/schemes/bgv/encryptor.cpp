@@ -158,6 +158,7 @@ schemes::IntegerPlaintext Decryptor::decrypt(const Ciphertext& ct) const {
 }
 
 int Decryptor::invariant_noise_budget(const Ciphertext& ct) const {
+  rlwe::check_ciphertext(*context_, ct.ct, "invariant_noise_budget");
   double max_log = -1.0;
   double log_q = 0.0;
   for_each_composed(ct, [&](std::size_t, std::span<const uint64_t> x, std::span<const uint64_t> q) {

@@ -26,6 +26,13 @@ math::Modulus checked_batching_modulus(uint64_t degree, uint64_t t) {
 // Every coefficient of a plaintext is below its modulus t (decryption's
 // output always is; a hand-built one may not be, and the NTT and the centred
 // lift would turn such values into wrong slots without a word).
+void require_plain_modulus_range(uint64_t plain_modulus, const char* operation) {
+  if (plain_modulus < 2 || plain_modulus >= (uint64_t{1} << math::kMaxModulusBits)) {
+    throw InvalidArgument(std::string(operation) + ": plaintext modulus " +
+                          std::to_string(plain_modulus) + " must be in [2, 2^61)");
+  }
+}
+
 void require_reduced(const IntegerPlaintext& plain, const char* operation) {
   for (std::size_t i = 0; i < plain.coefficients.size(); ++i) {
     if (plain.coefficients[i] >= plain.modulus) {
@@ -130,10 +137,7 @@ std::vector<int64_t> BatchEncoder::decode_signed(const IntegerPlaintext& plain) 
 
 IntegerPlaintext encode_coefficients(std::span<const int64_t> values, uint64_t degree,
                                      uint64_t plain_modulus) {
-  if (plain_modulus < 2 || plain_modulus >= (uint64_t{1} << math::kMaxModulusBits)) {
-    throw InvalidArgument("plaintext modulus " + std::to_string(plain_modulus) +
-                          " must be in [2, 2^61)");
-  }
+  require_plain_modulus_range(plain_modulus, "coefficient encode");
   math::require_poly_degree(degree, "coefficient encode");
   if (values.size() > degree) {
     throw InvalidArgument("coefficient encode: " + std::to_string(values.size()) +
@@ -147,6 +151,7 @@ IntegerPlaintext encode_coefficients(std::span<const int64_t> values, uint64_t d
 }
 
 std::vector<int64_t> decode_coefficients_signed(const IntegerPlaintext& plain) {
+  require_plain_modulus_range(plain.modulus, "coefficient decode");
   require_reduced(plain, "coefficient decode");
   std::vector<int64_t> out(plain.coefficients.size());
   for (std::size_t i = 0; i < out.size(); ++i)

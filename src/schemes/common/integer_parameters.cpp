@@ -67,9 +67,11 @@ rlwe::Parameters suggest_integer_parameters(const IntegerParameterRequest& reque
     throw InvalidArgument("plaintext modulus " + std::to_string(request.plain_modulus) +
                           " out of range: use 2 to 2^40");
   }
+  bool some_t = false;  // whether any N had a plaintext modulus at all
   for (uint64_t degree = 1024; degree <= (uint64_t{1} << 17); degree <<= 1) {
     const uint64_t t = plain_modulus_for(request, degree);
     if (t == 0) continue;  // no batching t of this size for this N
+    some_t = true;
     const std::vector<int> bits = prime_bits(request, degree, t);
     int total = 0;
     for (int b : bits)
@@ -84,6 +86,12 @@ rlwe::Parameters suggest_integer_parameters(const IntegerParameterRequest& reque
     params.plain_modulus = t;
     params.validate();
     return params;
+  }
+  if (!some_t) {
+    // Lowering the depth cannot help here: batching needs a prime t = 1 mod 2N.
+    throw InvalidArgument(
+        "no batching plaintext modulus: batching needs a prime t with t = 1 mod 2N (N >= 1024, "
+        "so at least 13 bits); give such a t or more plain_bits, or set batching = false");
   }
   throw InvalidArgument("no ring degree up to 2^17 supports depth " +
                         std::to_string(request.depth) + " with this plaintext modulus at " +

@@ -1,13 +1,31 @@
 // The centred lift of an integer plaintext into the ciphertext ring.
 #include "heft/schemes/plaintext_lift.hpp"
 
+#include <string>
 #include <vector>
+
+#include "heft/util/error.hpp"
 
 namespace heft::schemes {
 
 ring::RnsPoly lift_centered(const rlwe::Context& context, const IntegerPlaintext& plain,
                             std::size_t level, ring::Form form) {
+  // Public, so it checks for itself what the schemes' callers already have.
+  if (level > context.max_level()) {
+    throw InvalidArgument("lift: level " + std::to_string(level) + " is above the top level " +
+                          std::to_string(context.max_level()));
+  }
+  if (plain.coefficients.size() != context.degree()) {
+    throw InvalidArgument("lift: the plaintext has " + std::to_string(plain.coefficients.size()) +
+                          " coefficients, N = " + std::to_string(context.degree()));
+  }
   const uint64_t t = plain.modulus;
+  for (const uint64_t v : plain.coefficients) {
+    if (v >= t) {
+      throw InvalidArgument("lift: coefficient " + std::to_string(v) +
+                            " is not below the plaintext modulus " + std::to_string(t));
+    }
+  }
   std::vector<int64_t> centered(plain.coefficients.size());
   for (std::size_t i = 0; i < centered.size(); ++i) {
     const uint64_t v = plain.coefficients[i];
