@@ -304,6 +304,53 @@ TEST(KeySwitching, ApplyGaloisOnOneDecompositionForManyElements) {
 // slices of 4096 coefficients: N = 8192 takes two) equal the products taken
 // one key at a time (whole towers) bit for bit, and the rotations finished
 // from them are sigma_g(c0 + c1 s) up to a key switch's error.
+// Keys and inputs a caller can build by hand. A Galois key edited to element
+// 0 used to be applied as "no automorphism" and return garbage with no error.
+TEST(KeySwitching, MalformedKeysAndInputsAreRefusedByName) {
+  auto context =
+      Context::create(make_parameters(1024, {50, 40, 40}, {55, 55}, 2, SecurityLevel::none));
+  KeyGenerator keygen(context);
+  const int64_t steps[] = {1};
+  const GaloisKeys galois = keygen.create_galois_keys(steps, false);
+  const KeySwitchKey& real = galois.at(galois.elements()[0]);
+  ring::Prng prng = ring::Prng::from_os_entropy();
+  const ring::RnsPoly c0 = uniform_ntt_poly(prng, *context, 3);
+  const ring::RnsPoly c1 = uniform_ntt_poly(prng, *context, 3);
+  using heft::testing::expect_error;
+  for (const uint64_t element : {uint64_t{0}, uint64_t{2}, uint64_t{2048}, uint64_t{2049}}) {
+    KeySwitchKey edited{real.context, {}, {}, element, real.error_scale, std::nullopt};
+    for (std::size_t j = 0; j < real.b.size(); ++j) {
+      edited.b.push_back(real.b[j].clone());
+      edited.a.push_back(real.a[j].clone());
+    }
+    expect_error<InvalidArgument>([&] { (void)apply_galois(*context, c0, c1, edited); },
+                                  "apply_galois: the key's Galois element");
+    GaloisKeys keys(context);
+    expect_error<InvalidArgument>([&] { keys.insert(element, std::move(edited)); },
+                                  "GaloisKeys::insert: element");
+    EXPECT_TRUE(keys.elements().empty());
+  }
+  // Empty keys are named as empty, not as foreign.
+  expect_error<InvalidArgument>([&] { (void)switch_key(*context, c1, KeySwitchKey{}); },
+                                "switch_key: the key is empty");
+  expect_error<InvalidArgument>([&] { check_relin_key(*context, RelinKey{}, "multiply"); },
+                                "multiply: the relinearization key is empty");
+  // Level 0 is refused before the key switch, in the caller's name.
+  const RelinKey relin = keygen.create_relin_key();
+  const ring::RnsPoly bottom = uniform_ntt_poly(prng, *context, 1);
+  expect_error<InvalidArgument>(
+      [&] { (void)switch_key_and_divide(*context, bottom, relin.key, bottom, bottom); },
+      "switch_key_and_divide: the polynomial is at level 0");
+  // A seeded ciphertext whose c0 is not in NTT form.
+  Encryptor encryptor(keygen.secret_key());
+  Plaintext plain;
+  plain.poly = ring::RnsPoly(context->ciphertext_ring(), 3, ring::Form::ntt);
+  SeededCiphertext seeded = encryptor.encrypt_seeded(plain);
+  seeded.c0.intt();
+  expect_error<MismatchError>([&] { (void)expand_seeded(*context, seeded); },
+                              "expand_seeded: c0 must be in NTT form");
+}
+
 TEST(KeySwitching, InnerProductsForManyKeysEqualOneAtATime) {
   auto context =
       Context::create(make_parameters(8192, {50, 40, 40}, {55, 55}, 2, SecurityLevel::none));

@@ -166,6 +166,9 @@ Ciphertext expand_seeded(const Context& context, const SeededCiphertext& seeded)
   if (seeded.c0.empty() || seeded.c0.context() != context.ciphertext_ring()) {
     throw MismatchError("expand_seeded: the ciphertext belongs to a different context");
   }
+  if (!seeded.c0.is_ntt()) {
+    throw MismatchError("expand_seeded: c0 must be in NTT form, as encrypt_seeded makes it");
+  }
   Ciphertext ct;
   ct.scale = seeded.scale;
   ct.slots = seeded.slots;

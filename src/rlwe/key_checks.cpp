@@ -74,6 +74,7 @@ void require_public_key(const Context& context, const PublicKey& key, const char
 }
 
 void require_switch_key(const Context& context, const KeySwitchKey& key, const char* operation) {
+  if (!key.context) throw InvalidArgument(prefix(operation) + "the key is empty");
   if (key.context.get() != &context) {
     throw MismatchError(prefix(operation) + "the key belongs to a different context");
   }
@@ -118,6 +119,9 @@ void require_decomposed(const Context& context, const DecomposedPoly& digits,
 namespace heft::rlwe {
 
 void check_relin_key(const Context& context, const RelinKey& key, const char* operation) {
+  if (!key.key.context) {
+    throw InvalidArgument(std::string(operation) + ": the relinearization key is empty");
+  }
   if (key.key.context.get() != &context) {
     throw MismatchError(std::string(operation) +
                         ": the relinearization key belongs to a different context");

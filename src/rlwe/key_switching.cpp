@@ -68,6 +68,15 @@ void require_galois(const Context& context, const ring::RnsPoly& c0, std::size_t
   if (galois_key.galois_element == 1) {
     throw InvalidArgument(operation + ": the key is not a Galois key");
   }
+  // Element 0 would be read further down as "no automorphism" and give a
+  // wrong result with no error; even elements and those >= 2N are no
+  // automorphism at all.
+  const uint64_t g = galois_key.galois_element;
+  if (g % 2 == 0 || g >= 2 * context.degree()) {
+    throw InvalidArgument(operation + ": the key's Galois element " + std::to_string(g) +
+                          " is not an automorphism (it must be odd and below 2N = " +
+                          std::to_string(2 * context.degree()) + ")");
+  }
   if (c0.tower_count() != c1_towers) {
     throw MismatchError(operation + ": c0 and c1 are at different levels");
   }
@@ -494,6 +503,10 @@ std::array<ring::RnsPoly, 2> switch_key_and_divide(const Context& context, const
                                                    const ring::RnsPoly& d1) {
   detail::require_switching_key(context, key, "switch_key_and_divide");
   require_in_ring(context, c, "switch_key_and_divide");
+  if (c.tower_count() < 2) {  // before the key switch's work, not after
+    throw InvalidArgument(
+        "switch_key_and_divide: the polynomial is at level 0, no prime left to divide by");
+  }
   require_addend(context, d0, c.tower_count(), "switch_key_and_divide");
   require_addend(context, d1, c.tower_count(), "switch_key_and_divide");
   auto products = decompose_and_multiply_of(context, c, key);

@@ -83,8 +83,16 @@ void GaloisKeys::insert(uint64_t galois_element, KeySwitchKey key) {
                           std::to_string(key.galois_element) + ", not " +
                           std::to_string(galois_element));
   }
+  if (!context_) throw InvalidArgument("GaloisKeys::insert: these keys have no context");
   if (key.context != context_) {
     throw MismatchError("GaloisKeys::insert: the key belongs to a different context");
+  }
+  // A key stored under 0 would later be applied as "no automorphism".
+  if (galois_element % 2 == 0 || galois_element >= 2 * context_->degree() || galois_element == 1) {
+    throw InvalidArgument("GaloisKeys::insert: element " + std::to_string(galois_element) +
+                          " is not a rotation's automorphism (it must be odd, not 1, and below "
+                          "2N = " +
+                          std::to_string(2 * context_->degree()) + ")");
   }
   keys_.insert_or_assign(galois_element, std::move(key));
 }
