@@ -90,8 +90,8 @@ rlwe::Parameters suggest_integer_parameters(const IntegerParameterRequest& reque
   if (!some_t) {
     // Lowering the depth cannot help here: batching needs a prime t = 1 mod 2N.
     throw InvalidArgument(
-        "no batching plaintext modulus: batching needs a prime t with t = 1 mod 2N (N >= 1024, "
-        "so at least 13 bits); give such a t or more plain_bits, or set batching = false");
+        "no batching plaintext modulus: batching needs a prime t with t = 1 mod 2N (N >= 1024; "
+        "the smallest is 12289); give such a t or more plain_bits, or set batching = false");
   }
   throw InvalidArgument("no ring degree up to 2^17 supports depth " +
                         std::to_string(request.depth) + " with this plaintext modulus at " +
