@@ -186,7 +186,7 @@ TEST(BgvEncryption, BadInputIsRefused) {
       },
       "lift: level 18446744073709551615 is above the top level 1");
   heft::testing::expect_error<InvalidArgument>([&] { (void)lift_plaintext(*context, bad, 0); },
-                                               "is not below the plaintext modulus");
+                                               "lift_plaintext: plaintext coefficient");
   // An empty secret key is named as such, not as a foreign one.
   heft::testing::expect_error<InvalidArgument>(
       [&] { (void)make_key_generator(context, rlwe::SecretKey{}); }, "the secret key is empty");

@@ -641,22 +641,25 @@ TEST(Ckks, MalformedScalesAndSlotCountsAreRefused) {
     // The same scales on a plaintext.
     Plaintext plain = f.encoder.encode(x, f.eval.scale_at(2), 2);
     plain.scale = scale;
-    heft::testing::expect_error<InvalidArgument>([&] { (void)f.eval.multiply_plain(good, plain); },
-                                                 "multiply_plain: the plaintext's scale");
-    heft::testing::expect_error<InvalidArgument>([&] { (void)f.eval.add_plain(good, plain); },
-                                                 "add_plain: the plaintext's scale");
+    heft::testing::expect_error<InvalidArgument>(
+        [&] { (void)f.eval.multiply_plain(good, plain); },
+        "multiply_plain: the plaintext is malformed: the scale");
+    heft::testing::expect_error<InvalidArgument>(
+        [&] { (void)f.eval.add_plain(good, plain); },
+        "add_plain: the plaintext is malformed: the scale");
   }
   // Slot counts: above N/2, or not a power of two. multiply_monomial used to
   // divide by zero on N slots; rotations reduced steps modulo the bad count.
   for (const std::size_t slots : {f.context->degree(), std::size_t{3}, std::size_t{1000}}) {
     Ciphertext bad = good.clone();
     bad.slots = slots;
-    heft::testing::expect_error<InvalidArgument>([&] { (void)f.eval.multiply_monomial(bad, 1); },
-                                                 "multiply_monomial: the ciphertext's slot count");
+    heft::testing::expect_error<InvalidArgument>(
+        [&] { (void)f.eval.multiply_monomial(bad, 1); },
+        "multiply_monomial: the ciphertext is malformed: slot count");
     heft::testing::expect_error<InvalidArgument>([&] { (void)f.eval.rotate(bad, 1, keys); },
-                                                 "rotate: the ciphertext's slot count");
+                                                 "rotate: the ciphertext is malformed: slot count");
     heft::testing::expect_error<InvalidArgument>([&] { (void)f.eval.add(bad, good); },
-                                                 "add: the ciphertext's slot count");
+                                                 "add: the ciphertext is malformed: slot count");
     // Serialization refuses what the evaluator would, both ways.
     EXPECT_THROW((void)rlwe::save(*f.context, bad), InvalidArgument);
   }

@@ -24,7 +24,7 @@ PolyContext::PolyContext(PrivateTag, uint64_t degree, RnsBase base)
 }
 
 void PolyContext::check_galois_element(uint64_t galois_element) const {
-  if (galois_element % 2 == 0 || galois_element >= 2 * degree_) {
+  if (!is_galois_element(galois_element)) {
     throw InvalidArgument(
         "Galois element " + std::to_string(galois_element) +
         " is not an automorphism of Z[X]/(X^N + 1) for N = " + std::to_string(degree_) +

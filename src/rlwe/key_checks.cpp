@@ -1,6 +1,8 @@
 // Shape checks for keys and key-switching operands (see key_checks.hpp).
 #include "rlwe/key_checks.hpp"
 
+#include <bit>
+#include <cmath>
 #include <string>
 
 #include "heft/util/error.hpp"
@@ -71,6 +73,14 @@ void require_public_key(const Context& context, const PublicKey& key, const char
   require_ntt_poly(key.a, context.ciphertext_ring(), context.level_count(), operation,
                    "the public key");
   require_error_scale(context, key.error_scale, operation);
+}
+
+std::string scale_and_slots_problem(const Context& context, double scale, uint64_t slots) {
+  if (!std::isfinite(scale) || scale <= 0) return "the scale is not a positive finite number";
+  if (slots > context.degree() / 2 || (slots != 0 && !std::has_single_bit(slots))) {
+    return "slot count " + std::to_string(slots) + " is not 0 or a power of two up to N/2";
+  }
+  return "";
 }
 
 void require_switch_key(const Context& context, const KeySwitchKey& key, const char* operation) {

@@ -1,4 +1,4 @@
-// Shape checks for keys and key-switching operands that reach heft from
+// Shape checks for keys, key-switching operands and ciphertext metadata that reach heft from
 // outside its own key generator and decomposition (built by hand, taken
 // from another context, or edited after generation). Every operation that
 // reads such an object runs the matching check first, so a malformed one is
@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "heft/ring/rns_poly.hpp"
 #include "heft/rlwe/context.hpp"
@@ -17,6 +18,12 @@
 #include "heft/rlwe/keys.hpp"
 
 namespace heft::rlwe::detail {
+
+// What is wrong with the scale and slot count of a ciphertext or plaintext
+// ("" if nothing): the scale must be positive and finite, the slot count 0 or
+// a power of two up to N/2. Serialization and the CKKS evaluator both refuse
+// what this names.
+std::string scale_and_slots_problem(const Context& context, double scale, uint64_t slots);
 
 // The error scales heft makes keys and ciphertexts with: 1 (CKKS, BFV) or
 // the context's plaintext modulus t (BGV). InvalidArgument otherwise.

@@ -72,7 +72,7 @@ void require_galois(const Context& context, const ring::RnsPoly& c0, std::size_t
   // wrong result with no error; even elements and those >= 2N are no
   // automorphism at all.
   const uint64_t g = galois_key.galois_element;
-  if (g % 2 == 0 || g >= 2 * context.degree()) {
+  if (!context.ciphertext_ring()->is_galois_element(g)) {
     throw InvalidArgument(operation + ": the key's Galois element " + std::to_string(g) +
                           " is not an automorphism (it must be odd and below 2N = " +
                           std::to_string(2 * context.degree()) + ")");

@@ -88,7 +88,7 @@ void GaloisKeys::insert(uint64_t galois_element, KeySwitchKey key) {
     throw MismatchError("GaloisKeys::insert: the key belongs to a different context");
   }
   // A key stored under 0 would later be applied as "no automorphism".
-  if (galois_element % 2 == 0 || galois_element >= 2 * context_->degree() || galois_element == 1) {
+  if (galois_element == 1 || !context_->ciphertext_ring()->is_galois_element(galois_element)) {
     throw InvalidArgument("GaloisKeys::insert: element " + std::to_string(galois_element) +
                           " is not a rotation's automorphism (it must be odd, not 1, and below "
                           "2N = " +

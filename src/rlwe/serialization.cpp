@@ -382,16 +382,7 @@ std::size_t max_ciphertext_payload(const Context& context) {
 
 namespace {
 
-// What is wrong with the scale and slot metadata of a ciphertext or
-// plaintext ("" if nothing): save refuses what load would refuse, so every
-// saved object loads back.
-std::string scale_and_slots_problem(const Context& context, double scale, uint64_t slots) {
-  if (!std::isfinite(scale) || scale <= 0) return "the scale is not a positive finite number";
-  if (slots > context.degree() / 2 || (slots != 0 && !std::has_single_bit(slots))) {
-    return "slot count " + std::to_string(slots) + " is not 0 or a power of two up to N/2";
-  }
-  return "";
-}
+using detail::scale_and_slots_problem;  // save refuses what load would refuse
 
 void require_saveable_scale_and_slots(const Context& context, double scale, uint64_t slots) {
   const std::string problem = scale_and_slots_problem(context, scale, slots);

@@ -44,7 +44,12 @@ class PolyContext {
     return ntt_tables_[tower];
   }
 
-  // Throws InvalidArgument unless galois_element is odd and in [1, 2N).
+  // Whether X -> X^galois_element is an automorphism: the element is odd
+  // and in [1, 2N).
+  [[nodiscard]] bool is_galois_element(uint64_t galois_element) const noexcept {
+    return galois_element % 2 == 1 && galois_element < 2 * degree_;
+  }
+  // Throws InvalidArgument unless is_galois_element(galois_element).
   void check_galois_element(uint64_t galois_element) const;
 
   // The permutation that applies X -> X^g to a polynomial in NTT form:

@@ -13,6 +13,8 @@ namespace heft::schemes {
 // level + 1 ciphertext towers, in NTT form (or coefficient form, which
 // encryption takes without a transform of its own). The centred lift keeps
 // the norm of m at t/2, which halves the noise growth of plaintext products.
+// InvalidArgument for a level above the top or a length other than N; the
+// coefficients must already be below t (the schemes check that first).
 ring::RnsPoly lift_centered(const rlwe::Context& context, const IntegerPlaintext& plain,
                             std::size_t level, ring::Form form = ring::Form::ntt);
 

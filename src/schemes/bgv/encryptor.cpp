@@ -79,6 +79,7 @@ void check_plaintext(const rlwe::Context& context, const schemes::IntegerPlainte
 
 ring::RnsPoly lift_plaintext(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
                              std::size_t level) {
+  check_plaintext(context, plain, "lift_plaintext");
   return schemes::lift_centered(context, plain, level);
 }
 

@@ -11,6 +11,7 @@
 #include "heft/rlwe/key_switching.hpp"
 #include "heft/rlwe/modulus_switching.hpp"
 #include "heft/schemes/bgv/encryptor.hpp"
+#include "heft/schemes/plaintext_lift.hpp"
 #include "heft/util/error.hpp"
 
 namespace heft::bgv {
@@ -138,7 +139,7 @@ Ciphertext Evaluator::add_plain_as(const Ciphertext& a, const schemes::IntegerPl
   for (auto& v : scaled.coefficients)
     v = t_.mul(v, inverse);
   Ciphertext out = a.clone();
-  out.ct.parts[0] += lift_plaintext(*context_, scaled, a.level());
+  out.ct.parts[0] += schemes::lift_centered(*context_, scaled, a.level());
   return out;
 }
 
@@ -175,7 +176,7 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a,
                                      const schemes::IntegerPlaintext& p) const {
   check(a, "multiply_plain");
   check_plaintext(*context_, p, "multiply_plain");
-  const ring::RnsPoly m = lift_plaintext(*context_, p, a.level());
+  const ring::RnsPoly m = schemes::lift_centered(*context_, p, a.level());
   Ciphertext out = a.clone();
   for (auto& part : out.ct.parts)
     part *= m;
@@ -281,6 +282,7 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
   if (keys.context().get() != context_.get()) {
     throw MismatchError(std::string(operation) + ": the keys belong to a different context");
   }
+  if (galois_element == 1) return a.clone();  // the identity, after the same checks
   const rlwe::KeySwitchKey& key = keys.at(galois_element, operation, step);
   check_key(key, operation);
   auto rotated = rlwe::apply_galois(*context_, a.ct.parts[0], a.ct.parts[1], key);
@@ -293,17 +295,7 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
 
 Ciphertext Evaluator::rotate_rows(const Ciphertext& a, int64_t step,
                                   const rlwe::GaloisKeys& keys) const {
-  const uint64_t g = context_->galois_element_for_step(step);
-  if (g == 1) {
-    // The identity, but with the checks a rotation makes (as BFV does).
-    check(a, "rotate_rows");
-    if (a.size() != 2) throw InvalidArgument("rotate_rows: relinearize the ciphertext first");
-    if (keys.context().get() != context_.get()) {
-      throw MismatchError("rotate_rows: the keys belong to a different context");
-    }
-    return a.clone();
-  }
-  return apply_galois(a, g, keys, "rotate_rows", step);
+  return apply_galois(a, context_->galois_element_for_step(step), keys, "rotate_rows", step);
 }
 
 Ciphertext Evaluator::rotate_columns(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {

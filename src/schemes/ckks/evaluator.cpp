@@ -3,7 +3,6 @@
 #include "heft/schemes/ckks/evaluator.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -15,6 +14,7 @@
 #include "heft/util/aligned_buffer.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
+#include "rlwe/key_checks.hpp"
 
 namespace heft::ckks {
 namespace {
@@ -131,15 +131,9 @@ void Evaluator::check_scale_and_slots(double scale, std::size_t slots, const cha
   // Objects built or loaded by hand can carry any metadata; a NaN or infinite
   // scale would compare equal or unequal to everything, and a slot count the
   // encoder never makes would make rotations meaningless.
-  if (!(scale > 0) || !std::isfinite(scale)) {
-    throw InvalidArgument(std::string(operation) + ": the " + what + "'s scale " +
-                          std::to_string(scale) + " is not a positive finite number");
-  }
-  const std::size_t half = context_->degree() / 2;
-  if (slots > half || (slots != 0 && !std::has_single_bit(slots))) {
-    throw InvalidArgument(std::string(operation) + ": the " + what + "'s slot count " +
-                          std::to_string(slots) +
-                          " is not 0 or a power of two up to N/2 = " + std::to_string(half));
+  const std::string problem = rlwe::detail::scale_and_slots_problem(*context_, scale, slots);
+  if (!problem.empty()) {
+    throw InvalidArgument(std::string(operation) + ": the " + what + " is malformed: " + problem);
   }
 }
 
@@ -159,34 +153,26 @@ void Evaluator::check_keys(const rlwe::GaloisKeys& keys, const char* operation) 
   }
 }
 
-void Evaluator::check_scale_fits(double scale, std::size_t level, const char* operation) const {
+void Evaluator::check_scale_fits(double scale, std::size_t level, const char* operation,
+                                 double factor) const {
   if (!(scale > 0) || !std::isfinite(scale)) {
     throw InvalidArgument(std::string(operation) + ": the result's scale " + std::to_string(scale) +
                           " is not a positive finite number (the operands' scales overflow or "
                           "underflow a double)");
   }
-  // Values of magnitude 1 must still be representable below Q_l / 2.
-  if (!(std::log2(scale) < log2_modulus_at_level_[level] - 1)) {
-    throw InvalidArgument(std::string(operation) + ": the result's scale " + log2_text(scale) +
-                          " would overflow the modulus 2^" +
-                          std::to_string(static_cast<int>(log2_modulus_at_level_[level])) +
-                          " left at level " + std::to_string(level) +
-                          (level == 0
-                               ? ": multiplicative depth exhausted (bootstrap, or use more primes)"
-                               : ": rescale first"));
-  }
-}
-
-void Evaluator::check_values_fit(double scale, double factor, std::size_t level,
-                                 const char* operation) const {
-  // Values of magnitude 1 times the factor must fit, as encoding requires.
-  const double magnitude = std::max(1.0, factor);
-  if (!(std::log2(scale) + std::log2(magnitude) < log2_modulus_at_level_[level] - 1)) {
-    throw InvalidArgument(std::string(operation) + ": values times " + std::to_string(factor) +
-                          " at scale " + log2_text(scale) + " would overflow the modulus 2^" +
-                          std::to_string(static_cast<int>(log2_modulus_at_level_[level])) +
-                          " left at level " + std::to_string(level) +
-                          (level == 0 ? "" : ": rescale first, or multiply by a smaller factor"));
+  // Values of magnitude max(1, factor) must still be representable below
+  // Q_l / 2, as encoding requires.
+  const bool grows = factor > 1;
+  const double log_magnitude = grows ? std::log2(factor) : 0.0;
+  if (!(std::log2(scale) + log_magnitude < log2_modulus_at_level_[level] - 1)) {
+    const std::string what = grows ? "values times " + std::to_string(factor) + " at scale "
+                                   : std::string("the result's scale ");
+    throw InvalidArgument(
+        std::string(operation) + ": " + what + log2_text(scale) + " would overflow the modulus 2^" +
+        std::to_string(static_cast<int>(log2_modulus_at_level_[level])) + " left at level " +
+        std::to_string(level) +
+        (level == 0 ? ": multiplicative depth exhausted (bootstrap, or use more primes)"
+                    : ": rescale first"));
   }
 }
 
@@ -619,8 +605,7 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, std::complex<double> 
       : near_default ? default_scale * default_scale / out.scale
                      : static_cast<double>(context_->parameters().ciphertext_moduli[level]);
   const double scale = out.scale * constant_scale;
-  check_scale_fits(scale, level, "multiply_scalar");
-  check_values_fit(scale, std::abs(value), level, "multiply_scalar");
+  check_scale_fits(scale, level, "multiply_scalar", std::abs(value));
   const ring::RnsPoly constant = constant_poly(value, constant_scale, level + 1, "multiply_scalar");
   for (auto& part : out.parts)
     part *= constant;
@@ -632,7 +617,7 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, std::complex<double> 
 Ciphertext Evaluator::multiply_integer(const Ciphertext& a, int64_t value) const {
   check(a, "multiply_integer");
   // The scale stays, the values grow by |value|: they must still fit.
-  check_values_fit(a.scale, std::abs(static_cast<double>(value)), a.level(), "multiply_integer");
+  check_scale_fits(a.scale, a.level(), "multiply_integer", std::abs(static_cast<double>(value)));
   Ciphertext out = a.clone();
   const std::size_t towers = out.level() + 1;
   // |value| as an unsigned word (also right for INT64_MIN), reduced per tower.

@@ -39,6 +39,7 @@ void check_plaintext(const rlwe::Context& context, const schemes::IntegerPlainte
 
 // m lifted to Q_level: coefficients taken centered in (-t/2, t/2] (smallest
 // norm, so least noise in products), NTT form, level + 1 towers.
+// Checks plain first (check_plaintext, named "lift_plaintext").
 ring::RnsPoly lift_plaintext(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
                              std::size_t level);
 

@@ -165,13 +165,12 @@ class Evaluator {
   [[nodiscard]] Ciphertext add_constant(const Ciphertext& a, std::complex<double> value,
                                         const char* operation) const;
   // InvalidArgument naming `operation` unless `scale` is positive, finite and
-  // leaves values of magnitude 1 below Q_l / 2.
-  void check_scale_fits(double scale, std::size_t level, const char* operation) const;
-  // The same for values of magnitude max(1, factor) at `scale`.
-  void check_values_fit(double scale, double factor, std::size_t level,
-                        const char* operation) const;
-  // InvalidArgument unless the scale is positive and finite and the slot
-  // count is 0 or a power of two up to N/2 (`what`: "ciphertext", "plaintext").
+  // leaves values of magnitude max(1, factor) below Q_l / 2 (factor: what a
+  // multiplication by a constant makes the values grow by).
+  void check_scale_fits(double scale, std::size_t level, const char* operation,
+                        double factor = 1.0) const;
+  // InvalidArgument unless rlwe::detail::scale_and_slots_problem finds
+  // nothing (`what`: "ciphertext", "plaintext", "diagonal").
   void check_scale_and_slots(double scale, std::size_t slots, const char* what,
                              const char* operation) const;
   // Rescales a into out: out may be a itself (in place) or an empty
