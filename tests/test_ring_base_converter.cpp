@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "heft/math/kernels.hpp"
 #include "heft/ring/base_converter.hpp"
@@ -66,8 +67,9 @@ std::vector<uint64_t> to_towers(const RnsBase& base, const std::vector<BigInt>& 
   return towers;
 }
 
-// Z = sum_i [x_i * (Q/q_i)^-1]_{q_i} * (Q/q_i), computed independently with GMP.
-BigInt fast_conversion_sum(const RnsBase& base, const BigInt& x) {
+// Z = sum_i [x_i * (Q/q_i)^-1]_{q_i} * (Q/q_i), computed independently with
+// GMP; `centred`: each [.]_{q_i} taken in [-floor(q_i/2), q_i - floor(q_i/2)).
+BigInt fast_conversion_sum(const RnsBase& base, const BigInt& x, bool centred = false) {
   const BigInt q = product_of(base);
   BigInt sum(0);
   for (std::size_t i = 0; i < base.size(); ++i) {
@@ -77,22 +79,26 @@ BigInt fast_conversion_sum(const RnsBase& base, const BigInt& x) {
     BigInt xi(x.mod(base[i].value()));
     mpz_mul(y.get(), xi.get(), inverse.get());
     mpz_mod(y.get(), y.get(), qi.get());
+    if (centred && mpz_cmp_ui(y.get(), base[i].value() - (base[i].value() >> 1)) >= 0) {
+      mpz_sub(y.get(), y.get(), qi.get());
+    }
     mpz_addmul(sum.get(), y.get(), punctured.get());
   }
   return sum;
 }
 
-// The input converted in each of the three modes.
+// The input converted in each of the four modes.
 struct AllModes {
-  std::vector<uint64_t> approximate, exact, centered;
+  std::vector<uint64_t> approximate, exact, centered, approximate_centered;
 };
 
 AllModes convert_all_modes(const BaseConverter& converter, const std::vector<uint64_t>& input,
                            std::size_t n) {
   const std::size_t size = converter.to().size() * n;
   AllModes out{std::vector<uint64_t>(size), std::vector<uint64_t>(size),
-               std::vector<uint64_t>(size)};
+               std::vector<uint64_t>(size), std::vector<uint64_t>(size)};
   converter.convert_approximate(input, out.approximate, n);
+  converter.convert_approximate_centered(input, out.approximate_centered, n);
   converter.convert_exact(input, out.exact, n);
   converter.convert_exact_centered(input, out.centered, n);
   return out;
@@ -104,7 +110,7 @@ void check_all_modes(const RnsBase& from, const RnsBase& to, const std::vector<B
   BigInt half;
   mpz_fdiv_q_2exp(half.get(), q.get(), 1);
   const BaseConverter converter(from, to);
-  const auto [approximate, exact, centered] =
+  const auto [approximate, exact, centered, approximate_centered] =
       convert_all_modes(converter, to_towers(from, values), n);
 
   for (std::size_t c = 0; c < n; ++c) {
@@ -119,6 +125,14 @@ void check_all_modes(const RnsBase& from, const RnsBase& to, const std::vector<B
     // Centered representative: x - Q if x > Q/2 (with Q odd, (-Q/2, Q/2]).
     BigInt signed_x = x;
     if (mpz_cmp(x.get(), half.get()) > 0) mpz_sub(signed_x.get(), x.get(), q.get());
+    // Approximate centred: Z' = x + beta Q with |beta| <= L / 2, output
+    // Z' + C, C = sum_i floor(q_i / 2) (Q/q_i) (the offset it reports).
+    const BigInt z_centred = fast_conversion_sum(from, x, true);
+    BigInt beta, excess;
+    mpz_sub(excess.get(), z_centred.get(), x.get());
+    ASSERT_TRUE(mpz_divisible_p(excess.get(), q.get()));
+    mpz_divexact(beta.get(), excess.get(), q.get());
+    ASSERT_LE(2 * std::abs(mpz_get_si(beta.get())), static_cast<long>(from.size()) + 1);
     for (std::size_t j = 0; j < to.size(); ++j) {
       const uint64_t p = to[j].value();
       BigInt shifted;
@@ -127,6 +141,9 @@ void check_all_modes(const RnsBase& from, const RnsBase& to, const std::vector<B
       ASSERT_EQ(approximate[j * n + c], shifted.mod(p)) << "coefficient " << c << " tower " << j;
       ASSERT_EQ(exact[j * n + c], x.mod(p)) << "coefficient " << c << " tower " << j;
       ASSERT_EQ(centered[j * n + c], signed_x.mod(p)) << "coefficient " << c << " tower " << j;
+      ASSERT_EQ(to[j].sub(approximate_centered[j * n + c], converter.centering_offsets()[j]),
+                z_centred.mod(p))
+          << "coefficient " << c << " tower " << j;
     }
   }
 }
@@ -174,7 +191,7 @@ void check_scaled(const BaseConverter& converter, const BigInt& factor,
   mpz_fdiv_q_2exp(half.get(), q.get(), 1);
   const std::vector<BigInt> values = test_values(from, 40, random);
   const std::size_t n = values.size();
-  const auto [approximate, exact, centered] =
+  const auto [approximate, exact, centered, approximate_centered] =
       convert_all_modes(converter, to_towers(from, values), n);
   for (std::size_t c = 0; c < n; ++c) {
     BigInt x;
@@ -183,6 +200,7 @@ void check_scaled(const BaseConverter& converter, const BigInt& factor,
     BigInt signed_x = x;
     if (mpz_cmp(x.get(), half.get()) > 0) mpz_sub(signed_x.get(), x.get(), q.get());
     const BigInt z = fast_conversion_sum(from, x);  // x + alpha Q
+    const BigInt z_centred = fast_conversion_sum(from, x, true);
     for (std::size_t j = 0; j < to.size(); ++j) {
       const math::Modulus& p = to[j];
       const uint64_t s = p.reduce(output_factors[j]);
@@ -190,6 +208,8 @@ void check_scaled(const BaseConverter& converter, const BigInt& factor,
       ASSERT_EQ(exact[j * n + c], p.mul(s, x.mod(p.value())));
       ASSERT_EQ(centered[j * n + c], p.mul(s, signed_x.mod(p.value())));
       ASSERT_EQ(approximate[j * n + c], p.mul(s, z.mod(p.value())));
+      ASSERT_EQ(p.sub(approximate_centered[j * n + c], converter.centering_offsets()[j]),
+                p.mul(s, z_centred.mod(p.value())));
     }
   }
 }

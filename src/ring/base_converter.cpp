@@ -80,6 +80,18 @@ BaseConverter::BaseConverter(RnsBase from, RnsBase to, const Scaling& scaling)
     }
     neg_product_mod_target_[j] = p.mul(p.negate(detail::mod_word(from_.product(), p)), factor);
   }
+  source_halves_.resize(source_count);
+  for (std::size_t i = 0; i < source_count; ++i)
+    source_halves_[i] = from_[i].value() >> 1;
+  centering_offsets_.assign(target_count, 0);
+  for (std::size_t j = 0; j < target_count; ++j) {
+    const math::Modulus& p = to_[j];
+    for (std::size_t i = 0; i < source_count; ++i) {
+      centering_offsets_[j] =
+          p.add(centering_offsets_[j],
+                p.mul(p.reduce(source_halves_[i]), punctured_mod_target_[j * source_count + i]));
+    }
+  }
   int widest = 0;
   for (std::size_t i = 0; i < source_count; ++i)
     widest = std::max(widest, from_[i].bit_count());
@@ -105,6 +117,12 @@ BaseConverter::BaseConverter(RnsBase from, RnsBase to, const Scaling& scaling)
 void BaseConverter::convert_approximate(std::span<const uint64_t> input, std::span<uint64_t> output,
                                         std::size_t degree) const {
   convert(input, output, degree, Mode::approximate);
+}
+
+void BaseConverter::convert_approximate_centered(std::span<const uint64_t> input,
+                                                 std::span<uint64_t> output,
+                                                 std::size_t degree) const {
+  convert(input, output, degree, Mode::approximate_centered);
 }
 
 void BaseConverter::convert_exact(std::span<const uint64_t> input, std::span<uint64_t> output,
@@ -178,6 +196,12 @@ void BaseConverter::convert_approximate(std::span<const uint64_t> input,
                                         std::span<uint64_t* const> output_towers,
                                         std::size_t degree) const {
   convert_towers(input, output_towers, degree, Mode::approximate);
+}
+
+void BaseConverter::convert_approximate_centered(std::span<const uint64_t> input,
+                                                 std::span<uint64_t* const> output_towers,
+                                                 std::size_t degree) const {
+  convert_towers(input, output_towers, degree, Mode::approximate_centered);
 }
 
 void BaseConverter::convert_towers(std::span<const uint64_t> input,
@@ -258,10 +282,19 @@ void BaseConverter::convert_block(const uint64_t* input, uint64_t* const* output
     math::mul_scalar_mod({input + i * degree + begin, count}, source_multipliers_[i],
                          {scaled + i * count, count}, from_[i]);
   }
+  if (mode == Mode::approximate_centered) {
+    // y_i + h_i, which stands for the centred y_i (the offset C it adds to
+    // the sums is the caller's to remove).
+    for (std::size_t i = 0; i < source_count; ++i) {
+      const std::span<uint64_t> row(scaled + i * count, count);
+      math::add_scalar_mod(row, source_halves_[i], row, from_[i]);
+    }
+  }
 
-  if (mode != Mode::approximate && source_count <= kMaxDoubleAlphaSources) {
+  const bool with_alpha = mode == Mode::exact_floor || mode == Mode::exact_centered;
+  if (with_alpha && source_count <= kMaxDoubleAlphaSources) {
     compute_alphas_double(scaled, count, mode);
-  } else if (mode != Mode::approximate) {
+  } else if (with_alpha) {
     // S = sum_i floor(y_i * floor(2^128/q_i) / 2^64) <= v * 2^64 < S + 2L,
     // v = sum_i y_i / q_i. alpha = floor(v) (floor mode) or ceil(v - 1/2)
     // (centered mode) is read from S unless [S, S + 2L) straddles the
@@ -287,7 +320,6 @@ void BaseConverter::convert_block(const uint64_t* input, uint64_t* const* output
   // out_j = sum_i y_i * (Q/q_i mod p_j) (+ alpha * (-Q mod p_j)): one lazy
   // weighted sum per target over the rows of `scaled` (alpha is the row
   // after the last y_i), which takes y_i unreduced mod p_j.
-  const bool with_alpha = mode != Mode::approximate;
   for (std::size_t j = 0; j < target_count; ++j) {
     const math::FixedWeights& weights = with_alpha ? weights_with_alpha_[j] : weights_[j];
     math::weighted_sum_mod({scaled, (source_count + 1) * count}, count, weights,

@@ -45,18 +45,46 @@ const ring::RnsPoly& coefficient_form_of(const ring::RnsPoly& c,
   return storage.emplace(c.coefficient_form());
 }
 
+// Why every digit, and every remainder mod P in mod down, is taken centred
+// (in about [-q/2, q/2) instead of [0, q)): a representative in [0, q) has
+// the mean q/2, which is the same constant on every coefficient. In mod up
+// that constant times the key's fixed noise, over P, and in mod down the
+// -1/2 of a floor, are fixed polynomials that key switching would add to
+// every result: times the secret, hundreds of times the typical noise in
+// the slots nearest the root 1 (CKKS). Centred, the errors are zero-mean.
+//
+// h = floor(q / 2): a one-prime digit d in [0, q) stands as [d + h]_q - h,
+// which the raise below takes as [d + h]_q (added by add_digit_half) and a
+// shift of -h in the target tower's transform.
+uint64_t minus_half_of(uint64_t q, const math::Modulus& target) {
+  return target.negate(target.reduce(q >> 1));
+}
+
+void add_digit_half(std::span<const uint64_t> digit, const math::Modulus& q,
+                    std::span<uint64_t> out) {
+  math::add_scalar_mod(digit, q.value() >> 1, out, q);
+}
+
 // A one-prime digit (SEAL-style parameters: residues below q, the digit's
 // prime) raised to the tower of `table` and transformed: the residues are the
 // integers themselves, so raising is a reduction mod p, and not even that
 // when q < 4p, since the NTT accepts inputs in [0, 4p).
 void raise_one_prime_digit(std::span<const uint64_t> digit, uint64_t q, std::span<uint64_t> out,
-                           const math::NttTables& table) {
-  if (q < 4 * table.modulus().value()) {
+                           const math::NttTables& table, uint64_t shift = 0) {
+  if (shift == 0 && q < 4 * table.modulus().value()) {
     math::ntt_forward(digit, out, table);  // out of place: no copy
     return;
   }
+  if (q <= 3 * table.modulus().value()) {
+    math::ntt_forward_shifted(digit, shift, out, table);  // digit + shift < 4 q_i
+    return;
+  }
   math::reduce_any(digit, out, table.modulus());
-  math::ntt_forward(out, table);
+  if (shift == 0) {
+    math::ntt_forward(out, table);
+  } else {
+    math::ntt_forward_shifted(out, shift, out, table);
+  }
 }
 
 // The checks the apply_galois forms make; c1_towers: c1's (or the
@@ -125,8 +153,18 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c) {
     }
     const auto digit_values = coefficients.data().subspan(begin * n, (end - begin) * n);
     const bool single_prime = end - begin == 1;
-    if (!single_prime) {
-      context.mod_up_converter(level, digit).convert_approximate(digit_values, targets, n);
+    // The digit is taken centred (see minus_half_of): one prime's values
+    // plus h here, with -h in each transform; several primes' conversion
+    // centres itself and leaves an offset, also taken off in the transform.
+    AlignedBuffer<uint64_t> shifted_digit;
+    const std::vector<uint64_t>* offsets = nullptr;
+    if (single_prime) {
+      shifted_digit = AlignedBuffer<uint64_t>(n, AlignedBuffer<uint64_t>::Uninitialized{});
+      add_digit_half(digit_values, q_ring.modulus(begin), shifted_digit.span());
+    } else {
+      const ring::BaseConverter& converter = context.mod_up_converter(level, digit);
+      converter.convert_approximate_centered(digit_values, targets, n);
+      offsets = &converter.centering_offsets();
     }
     parallel_for(0, (end - begin) + targets.size(), [&](std::size_t task) {
       if (task < end - begin) {
@@ -142,9 +180,12 @@ DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c) {
       const math::NttTables& table = *tables[target];
       const std::span<uint64_t> tower(targets[target], n);
       if (single_prime) {
-        raise_one_prime_digit(digit_values, q_ring.modulus(begin).value(), tower, table);
+        const uint64_t q = q_ring.modulus(begin).value();
+        raise_one_prime_digit(shifted_digit.span(), q, tower, table,
+                              minus_half_of(q, table.modulus()));
       } else {
-        math::ntt_forward(tower, table);  // converted above
+        // Converted above.
+        math::ntt_forward_shifted(tower, table.modulus().negate((*offsets)[target]), tower, table);
       }
     });
     out.digits.push_back(std::move(extended));
@@ -232,8 +273,10 @@ std::array<ExtendedPoly, 2> decompose_and_multiply_of(const Context& context,
   const std::size_t digits = q_towers;
   const auto& q_ring = *context.ciphertext_ring();
   const auto& p_ring = *context.special_ring();
-  std::optional<ring::RnsPoly> transformed;
-  const ring::RnsPoly& coefficients = coefficient_form_of(c, transformed);
+  // Each tower plus its h, for centred digits (see minus_half_of).
+  ring::RnsPoly coefficients = c.coefficient_form();
+  for (std::size_t j = 0; j < q_towers; ++j)
+    add_digit_half(coefficients.tower(j), q_ring.modulus(j), coefficients.tower(j));
 
   std::array<ExtendedPoly, 2> acc;
   for (auto& x : acc) {
@@ -268,7 +311,8 @@ std::array<ExtendedPoly, 2> decompose_and_multiply_of(const Context& context,
           continue;
         }
         const std::span<uint64_t> row(scratch.data() + d * n, n);
-        raise_one_prime_digit(coefficients.tower(j), q_ring.modulus(j).value(), row, table);
+        const uint64_t q = q_ring.modulus(j).value();
+        raise_one_prime_digit(coefficients.tower(j), q, row, table, minus_half_of(q, modulus));
         x[d] = row;
       }
       const auto terms = [count](auto& rows) { return std::span(rows).first(count); };
@@ -339,17 +383,29 @@ ring::RnsPoly mod_down_plus(const Context& context, ExtendedPoly x, const ring::
     }
     x.p.multiply_scalar(inverses);
   }
+  // [x]_P is taken centred, in about [-K P / 2, K P / 2], so that the
+  // division below rounds without bias (a remainder in [0, P), or a
+  // conversion error that only adds multiples of P, would subtract the
+  // same fraction from every coefficient: a fixed error times the secret).
+  // The conversion sums y_i + h_i for the centred y_i, and the offset C
+  // that leaves is taken off as each tower's forward transform loads it.
   // With one special prime the conversion of [x]_P to q_i is its values
   // reduced mod q_i, which each tower's forward transform does as it reads
-  // them (raise_one_prime_digit): no conversion pass.
+  // them (raise_one_prime_digit): no conversion pass; centring is then
+  // [x + h]_P - h, h = floor(p / 2).
   const bool one_special_prime = x.p.tower_count() == 1;
   AlignedBuffer<uint64_t> converted(q_towers * n, AlignedBuffer<uint64_t>::Uninitialized{});
-  if (!one_special_prime) {
-    context.mod_down_converter(level).convert_approximate(x.p.data(), converted.span(), n);
+  const std::vector<uint64_t>* offsets = nullptr;
+  if (one_special_prime) {
+    const math::Modulus& p = x.p.modulus(0);
+    math::add_scalar_mod(x.p.tower(0), p.value() >> 1, x.p.tower(0), p);
+  } else {
+    const ring::BaseConverter& converter = context.mod_down_converter(level);
+    converter.convert_approximate_centered(x.p.data(), converted.span(), n);
+    offsets = &converter.centering_offsets();
   }
   // x_q <- (x_q - [x_p]_q) * P^-1 (+ addend): exact division of x - [x]_P by
-  // P, which rounds x / P (the approximate conversion adds at most K
-  // multiples of P). The addend joins in the same pass as the scaling.
+  // P, which rounds x / P. The addend joins in the same pass as the scaling.
   std::span<const uint32_t> galois_map;
   ring::RnsPoly mapped;
   if (galois_element != 0) {
@@ -359,10 +415,14 @@ ring::RnsPoly mod_down_plus(const Context& context, ExtendedPoly x, const ring::
   parallel_for(0, q_towers, [&](std::size_t t) {
     const math::Modulus& q = q_ring.modulus(t);
     std::span<uint64_t> c(converted.data() + t * n, n);
+    const uint64_t minus_offset = one_special_prime
+                                      ? q.negate(q.reduce(x.p.modulus(0).value() >> 1))
+                                      : q.negate((*offsets)[t]);
     if (one_special_prime) {
-      raise_one_prime_digit(x.p.tower(0), x.p.modulus(0).value(), c, q_ring.ntt_tables(t));
+      raise_one_prime_digit(x.p.tower(0), x.p.modulus(0).value(), c, q_ring.ntt_tables(t),
+                            minus_offset);
     } else {
-      math::ntt_forward(c, q_ring.ntt_tables(t));
+      math::ntt_forward_shifted(c, minus_offset, c, q_ring.ntt_tables(t));
     }
     if (error_scale != 1) math::mul_scalar_mod(c, q.reduce(error_scale), c, q);
     auto tower = x.q.tower(t);
@@ -413,9 +473,7 @@ ring::RnsPoly mod_down_to_next_of(const Context& context, ExtendedPoly x,
   };
 
   // z = addend P + x modulo each source prime (P's, then q_l), in
-  // coefficient form, prepared for the conversion: z + H with H =
-  // floor(P q_l / 2) = (b - 1) / 2 mod every source prime b (rounding), or,
-  // with t != 1, z t^-1.
+  // coefficient form, prepared for the conversion (with t != 1: z t^-1).
   AlignedBuffer<uint64_t> rows((k + 1) * n, AlignedBuffer<uint64_t>::Uninitialized{});
   parallel_for(0, k + 1, [&](std::size_t r) {
     const math::Modulus& b = source_modulus(r);
@@ -427,9 +485,7 @@ ring::RnsPoly mod_down_to_next_of(const Context& context, ExtendedPoly x,
       math::add_mod(row, x.q.tower(level), row, b);
       math::ntt_inverse(row, q_ring.ntt_tables(level));
     }
-    if (error_scale == 1) {
-      math::add_scalar_mod(row, b.value() >> 1, row, b);
-    } else {
+    if (error_scale != 1) {
       const uint64_t t_mod_b = b.reduce(error_scale);
       if (t_mod_b == 0) {
         throw InvalidArgument("mod_down_to_next: the error scale shares a factor with P q_l");
@@ -438,25 +494,23 @@ ring::RnsPoly mod_down_to_next_of(const Context& context, ExtendedPoly x,
     }
   });
   AlignedBuffer<uint64_t> converted(level * n, AlignedBuffer<uint64_t>::Uninitialized{});
-  context.mod_down_to_next_converter(level).convert_approximate(rows.span(), converted.span(), n);
+  // The exact centred conversion of z (or z t^-1) from P q_l: its
+  // representative in (-P q_l / 2, P q_l / 2], so the division below rounds
+  // to nearest, one rounding as in a plain rescale. (The approximate one,
+  // as in mod down, would also be unbiased, but its error spans K + 1
+  // units instead of one: a fused rescale 1 bit less precise than
+  // relinearize then rescale at K = 3. Its alpha costs one multiply-add per
+  // term on top of a conversion of K + 1 rows.)
+  context.mod_down_to_next_converter(level).convert_exact_centered(rows.span(), converted.span(),
+                                                                   n);
 
-  // x_i <- (x_i - (conv_i - H)) (P q_l)^-1 + addend_i q_l^-1, or with t:
-  // (x_i - t conv_i) (P q_l)^-1 + addend_i q_l^-1. The conversion is
-  // [z + H]_(P q_l) (or [z t^-1]) plus at most K multiples of P q_l, so the
-  // division is exact. H is taken off every coefficient as the NTT loads it.
+  // x_i <- (x_i - conv_i) (P q_l)^-1 + addend_i q_l^-1, or with t:
+  // (x_i - t conv_i) (P q_l)^-1 + addend_i q_l^-1: an exact division.
   const std::vector<uint64_t>& inv_last = context.inv_last_prime(level);
   parallel_for(0, level, [&](std::size_t i) {
     const math::Modulus& q = q_ring.modulus(i);
     const std::span<uint64_t> c(converted.data() + i * n, n);
-    uint64_t minus_h = 0;
-    if (error_scale == 1) {
-      // H mod q_i = (P q_l - 1) / 2 mod q_i, taken off in the transform's first pass.
-      const uint64_t p_times_last =
-          q.mul(context.special_product_mod_q()[i], q.reduce(last.value()));
-      const uint64_t h = q.mul(q.sub(p_times_last, 1), q.inverse(q.reduce(2)));
-      minus_h = q.negate(h);
-    }
-    math::ntt_forward_shifted(c, minus_h, c, q_ring.ntt_tables(i));
+    math::ntt_forward(c, q_ring.ntt_tables(i));
     if (error_scale != 1) math::mul_scalar_mod(c, q.reduce(error_scale), c, q);
     auto tower = x.q.tower(i);
     math::sub_mul_scalar_mod(tower, c, q.mul(context.inv_special_product()[i], inv_last[i]), tower,

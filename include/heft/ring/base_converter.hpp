@@ -13,6 +13,17 @@
 //   an integer 0 <= alpha < L (the same alpha for every j; alpha =
 //   floor(sum_i y_i / q_i)). Cheapest; callers absorb the alpha*Q error.
 //
+// - convert_approximate_centered takes each y_i centred, as the integer
+//   y_i' in [-h_i, q_i - h_i) with h_i = floor(q_i / 2), so that its error
+//   alpha*Q is symmetric about 0 instead of always non-negative: the sum
+//   sum_i y_i' (Q/q_i) is x' + alpha*Q for the x' in [-Q/2, Q/2) congruent to
+//   x, with |alpha| <= L/2 and a mean of about 0. Callers that divide by Q
+//   (key switching's mod down) thereby round without bias. It outputs that
+//   sum plus the constant C = sum_i h_i (Q/q_i), the same for every
+//   coefficient (y_i + h_i is what it sums, all non-negative), and leaves C
+//   for the caller to subtract (centering_offsets()[j] = C mod p_j) in a pass
+//   it makes anyway, such as a shifted forward NTT.
+//
 // - convert_exact outputs x mod p_j exactly, x in [0, Q); it subtracts
 //   alpha*Q with alpha = floor(sum_i y_i / q_i) computed per coefficient.
 //
@@ -98,6 +109,8 @@ class BaseConverter {
   // InvalidArgument on overlapping spans or degree == 0.
   void convert_approximate(std::span<const uint64_t> input, std::span<uint64_t> output,
                            std::size_t degree) const;
+  void convert_approximate_centered(std::span<const uint64_t> input, std::span<uint64_t> output,
+                                    std::size_t degree) const;
   void convert_exact(std::span<const uint64_t> input, std::span<uint64_t> output,
                      std::size_t degree) const;
   void convert_exact_centered(std::span<const uint64_t> input, std::span<uint64_t> output,
@@ -110,6 +123,15 @@ class BaseConverter {
   // tower may overlap the input.
   void convert_approximate(std::span<const uint64_t> input,
                            std::span<uint64_t* const> output_towers, std::size_t degree) const;
+  void convert_approximate_centered(std::span<const uint64_t> input,
+                                    std::span<uint64_t* const> output_towers,
+                                    std::size_t degree) const;
+
+  // C mod p_j for each target p_j: what convert_approximate_centered's
+  // output j holds on top of the centred sum (see the file comment).
+  [[nodiscard]] const std::vector<uint64_t>& centering_offsets() const noexcept {
+    return centering_offsets_;
+  }
 
   // The same on polynomials: input must be in coefficient form with exactly
   // the moduli of from(); output must have the same degree and exactly the
@@ -119,7 +141,7 @@ class BaseConverter {
   void convert_exact_centered(const RnsPoly& input, RnsPoly& output) const;
 
  private:
-  enum class Mode { approximate, exact_floor, exact_centered };
+  enum class Mode { approximate, approximate_centered, exact_floor, exact_centered };
   void convert(std::span<const uint64_t> input, std::span<uint64_t> output, std::size_t degree,
                Mode mode) const;
   void convert_towers(std::span<const uint64_t> input, std::span<uint64_t* const> output_towers,
@@ -142,6 +164,10 @@ class BaseConverter {
   std::vector<uint64_t> punctured_mod_target_;
   // (-Q) mod p_j, to subtract alpha*Q.
   std::vector<uint64_t> neg_product_mod_target_;
+  // floor(q_i / 2), added to y_i by the centred conversion, and
+  // sum_i floor(q_i / 2) (Q/q_i) mod p_j, what that adds to output j.
+  std::vector<uint64_t> source_halves_;
+  std::vector<uint64_t> centering_offsets_;
   // Row j of punctured_mod_target_ as weights mod p_j, and the same with
   // (-Q) mod p_j appended for the alpha row; the source moduli's widest bit size.
   std::vector<math::FixedWeights> weights_, weights_with_alpha_;

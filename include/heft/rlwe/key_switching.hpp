@@ -69,7 +69,10 @@ std::vector<std::array<ExtendedPoly, 2>> inner_products(const Context& context,
 std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const ring::RnsPoly& c,
                                                    const KeySwitchKey& key);
 
-// Stage 3: round(x / P) over Q_l (x's Q part, reusing its storage). With
+// Stage 3: x / P rounded over Q_l (x's Q part, reusing its storage): the
+// remainder is taken centred, with an error of at most K/2 + 1/2 per
+// coefficient and mean 0 (the digits of stage 1 are centred too, so key
+// switching adds no fixed bias; see tests/test_key_switching_noise.cpp). With
 // error_scale t != 1: (x - delta) / P with delta = t * [x * t^-1]_P (see the
 // file comment); t must be coprime to P (InvalidArgument otherwise).
 ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_scale = 1);
@@ -82,11 +85,13 @@ ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, const ring::RnsPo
 // BGV modulus switch): round((addend P + x) / (P q_l)) over Q_(l-1), for x
 // over Q_l * P and addend over Q_l (both NTT form, l >= 1). One conversion
 // from P and q_l together, so Q_(l-1) is transformed once instead of twice.
-// The result equals mod_down(x) + addend followed by divide_by_last_prime up
-// to a few units per coefficient (the approximate conversion adds at most K
-// multiples of P q_l). With error_scale t != 1 the division subtracts
-// delta = t [z t^-1]_(P q_l) instead of rounding, so the result is
-// z (P q_l)^-1 mod t (as mod_down then divide_by_last_prime with t give).
+// The conversion is exact (centred), so this rounds to nearest once: its error
+// is that of divide_by_last_prime alone, at most 1/2 per coefficient, and the
+// result equals mod_down(x) + addend followed by divide_by_last_prime up to
+// that rounding and mod_down's (divided by q_l). With error_scale t != 1 the
+// division subtracts delta = t [z t^-1]_(P q_l), centred, instead of
+// rounding, so the result is z (P q_l)^-1 mod t (as mod_down then
+// divide_by_last_prime with t give).
 ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const ring::RnsPoly& addend,
                                uint64_t error_scale = 1);
 

@@ -79,8 +79,9 @@ class Evaluator {
   // relinearize then rescale in one step: key switching's division by P and
   // the division by q_l share one base conversion and one set of forward
   // NTTs (rlwe::mod_down_to_next), about half the transforms of the two
-  // calls. Same level and scale as rescale(relinearize(a)); the values agree
-  // up to a few units of rounding per coefficient. A 2-part a is rescaled.
+  // calls. Same level and scale as rescale(relinearize(a)), and as precise:
+  // one exact rounding by P q_l (tests/test_key_switching_noise.cpp compares
+  // the two). A 2-part a is rescaled.
   // Throws at level 0.
   [[nodiscard]] Ciphertext relinearize_rescale(const Ciphertext& a,
                                                const rlwe::RelinKey& key) const;
