@@ -344,10 +344,11 @@ TEST(Bfv, BadInputIsRefusedAndOperandsUnchanged) {
   const std::vector<int64_t> one{1};
   const rlwe::GaloisKeys g_keys = g.keygen.create_galois_keys(one);
   EXPECT_THROW((void)f.eval.rotate_rows(a, 1, g_keys), MismatchError);
-  const rlwe::GaloisKeys f_keys = f.keygen.create_galois_keys(one);
-  // No key for 2: the message names the operation and the step to generate a key for.
-  heft::testing::expect_error<InvalidArgument>([&] { (void)f.eval.rotate_rows(a, 2, f_keys); },
-                                               "rotate_rows: no Galois key for step 2");
+  const rlwe::GaloisKeys f_keys = f.keygen.create_galois_keys(std::vector<int64_t>{2});
+  // No key for 3, nor keys that compose it: the message names the operation
+  // and the step to generate a key for.
+  heft::testing::expect_error<InvalidArgument>([&] { (void)f.eval.rotate_rows(a, 3, f_keys); },
+                                               "rotate_rows: no Galois key for step 3");
   EXPECT_THROW((void)f.eval.rotate_columns(a, f_keys), InvalidArgument);
 
   // Wrong shapes and exhausted levels.

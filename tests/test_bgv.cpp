@@ -497,10 +497,11 @@ TEST(BgvEvaluator, LevelsAndCorrectionFactorsAreReconciled) {
   EXPECT_TRUE(a.ct.parts[0] == a_copy.ct.parts[0]);
   EXPECT_THROW((void)f.evaluator.mod_switch_to(low, 1), InvalidArgument);
   EXPECT_THROW((void)f.evaluator.add_scalar(a, t), InvalidArgument);
-  const rlwe::GaloisKeys step_one = f.keygen.create_galois_keys(std::vector<int64_t>{1});
-  // The message names the operation and the step to generate a key for.
+  const rlwe::GaloisKeys step_two = f.keygen.create_galois_keys(std::vector<int64_t>{2});
+  // No key composes 5: the message names the operation and the step to
+  // generate a key for.
   heft::testing::expect_error<InvalidArgument>(
-      [&] { (void)f.evaluator.rotate_rows(a, 5, step_one); },
+      [&] { (void)f.evaluator.rotate_rows(a, 5, step_two); },
       "rotate_rows: no Galois key for step 5");
 }
 

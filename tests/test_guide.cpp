@@ -135,6 +135,7 @@ TEST(Guide, CkksWalkthrough) {
   // ---- guide: ckks-rotations
   auto left1 = eval.rotate(cx, 1, galois);    // slot i holds x[i + 1]
   auto left5 = eval.rotate(cx, 5, galois);    // no key for 5: composed from 4 and 1
+  auto left3 = eval.rotate(cx, 3, galois);    // 4 - 1: two key switches, the fewest
   auto right1 = eval.rotate(cx, -1, galois);  // slot i holds x[i - 1]
   auto conj = eval.conjugate(cx, galois);     // complex conjugate of every slot
   // Several rotations of one ciphertext share one key-switching decomposition:
@@ -158,6 +159,7 @@ TEST(Guide, CkksWalkthrough) {
   const double rotation_bound = std::ldexp(1.0, -17);
   EXPECT_LT(max_error(dec(left1), rotated(1)), rotation_bound);
   EXPECT_LT(max_error(dec(left5), rotated(5)), 2 * rotation_bound);  // two key switches
+  EXPECT_LT(max_error(dec(left3), rotated(3)), 2 * rotation_bound);
   EXPECT_LT(max_error(dec(right1), rotated(-1)), rotation_bound);
   EXPECT_LT(max_error(dec(conj), x), rotation_bound);  // real values: conjugation changes nothing
   for (std::size_t k = 0; k < hoisted_steps.size(); ++k)
@@ -188,6 +190,9 @@ TEST(Guide, CkksWalkthrough) {
     // e.what() names the operation and what differs
   }
   square = manual.rescale(square);  // level top - 1, scale 2^80 / q_top exactly
+  // By hand what automatic mode does to add them: cx to square's level and scale.
+  auto cx_down = manual.align_to(cx, square.level(), square.scale);
+  auto x2_plus_x = manual.add(square, cx_down);
   // ---- end guide
   EXPECT_EQ(square.level(), top - 1);
   EXPECT_DOUBLE_EQ(square.scale,
@@ -198,6 +203,10 @@ TEST(Guide, CkksWalkthrough) {
   for (std::size_t i = 0; i < slots; ++i)
     x_squared[i] = x[i] * x[i];
   EXPECT_LT(max_error(dec(square), x_squared), 1e-6);
+  std::vector<double> want_x2_plus_x(slots);
+  for (std::size_t i = 0; i < slots; ++i)
+    want_x2_plus_x[i] = x_squared[i] + x[i];
+  EXPECT_LT(max_error(dec(x2_plus_x), want_x2_plus_x), 1e-6);
 }
 
 TEST(Guide, BfvAndBgvWalkthrough) {
@@ -270,14 +279,14 @@ TEST(Guide, ErrorsWalkthrough) {
   heft::rlwe::Encryptor encryptor(keygen.create_public_key());
   const std::size_t top = context->max_level();
   auto ct = encryptor.encrypt(encoder.encode(std::vector<double>{1.0}, eval.scale_at(top), top));
-  std::vector<int64_t> steps = {1};
+  std::vector<int64_t> steps = {2};
   auto galois = keygen.create_galois_keys(steps);
   std::string message;
   // ---- guide: errors
   try {
-    auto r = eval.rotate(ct, 3, galois);  // a key for step 1 only: 3 = 2 + 1 needs one for 2
+    auto r = eval.rotate(ct, 3, galois);  // a key for step 2 only: sums of 2 are even
   } catch (const heft::InvalidArgument& e) {
-    message = e.what();  // "rotate: no Galois key for step 3, and it cannot be composed: ..."
+    message = e.what();  // "rotate: no Galois key for step 3, and it cannot be composed ..."
   }
   // ---- end guide
   EXPECT_NE(message.find("rotate: no Galois key for step 3"), std::string::npos) << message;

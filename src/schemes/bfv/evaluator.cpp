@@ -14,6 +14,7 @@
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/key_switching.hpp"
 #include "heft/rlwe/modulus_switching.hpp"
+#include "heft/rlwe/rotation_plan.hpp"
 #include "heft/schemes/plaintext_lift.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
@@ -341,9 +342,8 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
   return galois_image(a, galois_element, keys, "apply_galois", std::nullopt);
 }
 
-Ciphertext Evaluator::galois_image(const Ciphertext& a, uint64_t galois_element,
-                                   const rlwe::GaloisKeys& keys, const char* operation,
-                                   std::optional<int64_t> step) const {
+void Evaluator::check_galois_operands(const Ciphertext& a, const rlwe::GaloisKeys& keys,
+                                      const char* operation) const {
   check(a, operation);
   if (keys.context() != context_) {
     throw MismatchError(std::string(operation) + ": the Galois keys belong to a different context");
@@ -351,6 +351,12 @@ Ciphertext Evaluator::galois_image(const Ciphertext& a, uint64_t galois_element,
   if (a.size() != 2) {
     throw InvalidArgument(std::string(operation) + ": relinearize the ciphertext first");
   }
+}
+
+Ciphertext Evaluator::galois_image(const Ciphertext& a, uint64_t galois_element,
+                                   const rlwe::GaloisKeys& keys, const char* operation,
+                                   std::optional<int64_t> step) const {
+  check_galois_operands(a, keys, operation);
   if (galois_element == 1) return a.clone();
   const rlwe::KeySwitchKey& key = keys.at(galois_element, operation, step);
   auto [e0, e1] = rlwe::apply_galois(*context_, a.parts[0], a.parts[1], key);
@@ -362,7 +368,16 @@ Ciphertext Evaluator::galois_image(const Ciphertext& a, uint64_t galois_element,
 
 Ciphertext Evaluator::rotate_rows(const Ciphertext& a, int64_t step,
                                   const rlwe::GaloisKeys& keys) const {
-  return galois_image(a, context_->galois_element_for_step(step), keys, "rotate_rows", step);
+  check_galois_operands(a, keys, "rotate_rows");
+  // The key of the step, or the fewest keys that compose it (both rows turn
+  // together: a cycle of N/2), all known present before any work.
+  const auto plan =
+      rlwe::plan_rotation(*context_, keys, step, context_->degree() / 2, "rotate_rows");
+  if (plan.empty()) return a.clone();
+  Ciphertext out = galois_image(a, plan[0], keys, "rotate_rows", step);
+  for (std::size_t i = 1; i < plan.size(); ++i)
+    out = galois_image(out, plan[i], keys, "rotate_rows", step);
+  return out;
 }
 
 Ciphertext Evaluator::rotate_columns(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {

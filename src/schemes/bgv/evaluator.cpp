@@ -10,6 +10,7 @@
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/key_switching.hpp"
 #include "heft/rlwe/modulus_switching.hpp"
+#include "heft/rlwe/rotation_plan.hpp"
 #include "heft/schemes/bgv/encryptor.hpp"
 #include "heft/schemes/plaintext_lift.hpp"
 #include "heft/util/error.hpp"
@@ -272,9 +273,8 @@ Ciphertext Evaluator::square(const Ciphertext& a, const rlwe::RelinKey& key) con
   return multiply(a, a, key);
 }
 
-Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
-                                   const rlwe::GaloisKeys& keys, const char* operation,
-                                   std::optional<int64_t> step) const {
+void Evaluator::check_galois_operands(const Ciphertext& a, const rlwe::GaloisKeys& keys,
+                                      const char* operation) const {
   check(a, operation);
   if (a.size() != 2) {
     throw InvalidArgument(std::string(operation) + ": relinearize the ciphertext first");
@@ -282,6 +282,12 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
   if (keys.context().get() != context_.get()) {
     throw MismatchError(std::string(operation) + ": the keys belong to a different context");
   }
+}
+
+Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
+                                   const rlwe::GaloisKeys& keys, const char* operation,
+                                   std::optional<int64_t> step) const {
+  check_galois_operands(a, keys, operation);
   if (galois_element == 1) return a.clone();  // the identity, after the same checks
   const rlwe::KeySwitchKey& key = keys.at(galois_element, operation, step);
   check_key(key, operation);
@@ -295,7 +301,18 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
 
 Ciphertext Evaluator::rotate_rows(const Ciphertext& a, int64_t step,
                                   const rlwe::GaloisKeys& keys) const {
-  return apply_galois(a, context_->galois_element_for_step(step), keys, "rotate_rows", step);
+  check_galois_operands(a, keys, "rotate_rows");
+  // The key of the step, or the fewest keys that compose it (a cycle of
+  // N/2), every one present and made for BGV before any work.
+  const auto plan =
+      rlwe::plan_rotation(*context_, keys, step, context_->degree() / 2, "rotate_rows");
+  for (const uint64_t g : plan)
+    check_key(keys.at(g), "rotate_rows");
+  if (plan.empty()) return a.clone();
+  Ciphertext out = apply_galois(a, plan[0], keys, "rotate_rows", step);
+  for (std::size_t i = 1; i < plan.size(); ++i)
+    out = apply_galois(out, plan[i], keys, "rotate_rows", step);
+  return out;
 }
 
 Ciphertext Evaluator::rotate_columns(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "heft/math/kernels.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/key_switching.hpp"
 #include "heft/rlwe/modulus_switching.hpp"
+#include "heft/rlwe/rotation_plan.hpp"
 #include "heft/util/aligned_buffer.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
@@ -48,10 +50,30 @@ bool rescale_pending(const Ciphertext& a) {
   return a.needs_rescale && a.level() > 0;
 }
 
-std::string log2_text(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "2^%.2f", std::log2(x));
+std::string log2_text(double x, int decimals = 2) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "2^%.*f", decimals, std::log2(x));
   return buffer;
+}
+
+// Two scales as "2^a", "2^b", with as many decimals as it takes for
+// different scales to print differently (scales count as equal only within
+// kScaleTolerance, so two refused scales can agree in many digits); their
+// exact values when even their logarithms agree.
+std::pair<std::string, std::string> distinct_scale_texts(double a, double b) {
+  for (int decimals = 2; decimals <= 15; ++decimals) {
+    std::string x = log2_text(a, decimals), y = log2_text(b, decimals);
+    if (x != y || a == b) return {std::move(x), std::move(y)};
+  }
+  char x[40], y[40];
+  std::snprintf(x, sizeof x, "%.17g", a);
+  std::snprintf(y, sizeof y, "%.17g", b);
+  return {x, y};
+}
+
+std::string two_scales_text(double a, double b) {
+  const auto [x, y] = distinct_scale_texts(a, b);
+  return x + " and " + y;
 }
 
 // x (an integer-valued double, any magnitude) modulo q, exactly: a double is
@@ -244,6 +266,44 @@ Ciphertext Evaluator::drop_to_level(const Ciphertext& a, std::size_t level) cons
   return out;
 }
 
+std::size_t Evaluator::effective_level(const Ciphertext& a) const {
+  check(a, "effective_level");
+  return mode_ == ScaleMode::automatic && rescale_pending(a) ? a.level() - 1 : a.level();
+}
+
+double Evaluator::effective_scale(const Ciphertext& a) const {
+  check(a, "effective_scale");
+  if (mode_ != ScaleMode::automatic || !rescale_pending(a)) return a.scale;
+  return a.scale / static_cast<double>(context_->ciphertext_ring()->modulus(a.level()).value());
+}
+
+Ciphertext Evaluator::align_to(const Ciphertext& a, std::size_t level, double scale) const {
+  constexpr const char* kOperation = "align_to";
+  check(a, kOperation);
+  if (level > a.level()) {
+    throw InvalidArgument("align_to: the target level " + std::to_string(level) +
+                          " is above the ciphertext's level " + std::to_string(a.level()) +
+                          " (levels only go down)");
+  }
+  check_scale_fits(scale, level, kOperation);
+  Ciphertext out = a.clone();
+  if (level == out.level() && same_scale(out.scale, scale)) return out;
+  // Automatic mode: a pending product takes its rescale before its scale
+  // changes, as in add_plain and align, so it aligns from its effective
+  // level; to keep its scale it is only dropped, and stays pending.
+  if (mode_ == ScaleMode::automatic && rescale_pending(out) && !same_scale(out.scale, scale)) {
+    if (level == out.level()) {
+      throw InvalidArgument(
+          "align_to: the ciphertext is a product awaiting its rescale, at "
+          "effective level " +
+          std::to_string(out.level() - 1) + ", below the target level " + std::to_string(level));
+    }
+    rescale_inplace(out);
+  }
+  bring_to(out, level, scale, kOperation);
+  return out;
+}
+
 void Evaluator::bring_to(Ciphertext& a, std::size_t level, double scale,
                          const char* operation) const {
   if (same_scale(a.scale, scale)) {
@@ -251,8 +311,11 @@ void Evaluator::bring_to(Ciphertext& a, std::size_t level, double scale,
     return;
   }
   if (a.level() <= level) {
-    throw InvalidArgument(std::string(operation) + ": scales " + log2_text(a.scale) + " and " +
-                          log2_text(scale) + " differ and no spare level is left to align them");
+    throw InvalidArgument(std::string(operation) + ": scales " + two_scales_text(a.scale, scale) +
+                          " differ and changing a scale takes a level: none is left between the "
+                          "ciphertext's level " +
+                          std::to_string(a.level()) + " and the target level " +
+                          std::to_string(level));
   }
   // Multiply by k = round(scale * q / a.scale) and divide by q: the true
   // scale becomes scale * (1 + d) with |d| <= 1/(2k). The result is labelled
@@ -265,8 +328,7 @@ void Evaluator::bring_to(Ciphertext& a, std::size_t level, double scale,
   const double true_scale = a.scale * k / q;
   const double error = std::abs(true_scale - scale) / scale;
   if (!(k >= 1 && k < 4.6e18) || error > std::max(1.0 / scale, kScaleTolerance)) {
-    throw InvalidArgument(std::string(operation) + ": scales " + log2_text(a.scale) + " and " +
-                          log2_text(scale) +
+    throw InvalidArgument(std::string(operation) + ": scales " + two_scales_text(a.scale, scale) +
                           " cannot be aligned exactly (they are not about a prime apart); "
                           "rescale or re-encode so that they match");
   }
@@ -281,8 +343,9 @@ void Evaluator::align(Ciphertext& a, Ciphertext& b, const char* operation) const
     if (a.level() != b.level() || !scales_match) {
       throw MismatchError(std::string(operation) + ": operands differ (levels " +
                           std::to_string(a.level()) + " and " + std::to_string(b.level()) +
-                          ", scales " + log2_text(a.scale) + " and " + log2_text(b.scale) +
-                          "); align them with rescale/drop_to_level, or use ScaleMode::automatic");
+                          ", scales " + two_scales_text(a.scale, b.scale) +
+                          "); align them with rescale, drop_to_level or align_to, or use "
+                          "ScaleMode::automatic");
     }
     return;
   }
@@ -298,8 +361,9 @@ void Evaluator::align(Ciphertext& a, Ciphertext& b, const char* operation) const
   if (a.level() == b.level()) {
     // Same level, different scales: spend one level on both.
     if (a.level() == 0) {
-      throw InvalidArgument(std::string(operation) + ": scales " + log2_text(a.scale) + " and " +
-                            log2_text(b.scale) + " differ at level 0; nothing left to align them");
+      throw InvalidArgument(std::string(operation) + ": scales " +
+                            two_scales_text(a.scale, b.scale) +
+                            " differ at level 0; nothing left to align them");
     }
     // The operand with the smaller scale is dropped and sets the target, so
     // the result does not depend on the order of the operands.
@@ -387,31 +451,52 @@ ring::RnsPoly plain_at(const Plaintext& p, std::size_t towers) {
 }
 }  // namespace
 
-Ciphertext Evaluator::add_plain(const Ciphertext& a, const Plaintext& p) const {
-  check(a, "add_plain");
-  check_plain(p, "add_plain");
-  Ciphertext out = a.clone();
+void Evaluator::align_to_plain(Ciphertext& a, const Plaintext& p, const char* operation) const {
   if (mode_ == ScaleMode::automatic) {
-    if (rescale_pending(out) && !same_scale(out.scale, p.scale)) rescale_inplace(out);
-    if (p.level() < out.level()) drop_ciphertext_to(out, p.level(), "add_plain");
+    // As align does for two ciphertexts, except that only the ciphertext can
+    // move: a plaintext can lose towers but not change its scale.
+    if (rescale_pending(a) && !same_scale(a.scale, p.scale)) rescale_inplace(a);
+    if (same_scale(a.scale, p.scale)) {
+      if (p.level() < a.level()) drop_ciphertext_to(a, p.level(), operation);
+    } else {
+      // Changing the scale spends a level (bring_to refuses at level 0).
+      const std::size_t below = a.level() > 0 ? a.level() - 1 : 0;
+      bring_to(a, std::min(below, p.level()), p.scale, operation);
+    }
   }
-  if (p.level() < out.level() || !same_scale(out.scale, p.scale)) {
-    throw MismatchError("add_plain: the plaintext (level " + std::to_string(p.level()) +
-                        ", scale " + log2_text(p.scale) +
-                        ") does not match the ciphertext (level " + std::to_string(out.level()) +
-                        ", scale " + log2_text(out.scale) +
-                        "); encode it at the ciphertext's scale and level");
+  if (p.level() < a.level() || !same_scale(a.scale, p.scale)) {
+    const auto [p_scale, a_scale] = distinct_scale_texts(p.scale, a.scale);
+    throw MismatchError(std::string(operation) + ": the plaintext (level " +
+                        std::to_string(p.level()) + ", scale " + p_scale +
+                        ") does not match the ciphertext (level " + std::to_string(a.level()) +
+                        ", scale " + a_scale +
+                        "); encode it at the ciphertext's scale and level, align the ciphertext "
+                        "with align_to, or use ScaleMode::automatic");
   }
-  out.parts[0] += plain_at(p, out.level() + 1);
+}
+
+Ciphertext Evaluator::add_or_sub_plain(const Ciphertext& a, const Plaintext& p, bool subtract,
+                                       const char* operation) const {
+  check(a, operation);
+  check_plain(p, operation);
+  Ciphertext out = a.clone();
+  align_to_plain(out, p, operation);
+  const ring::RnsPoly poly = plain_at(p, out.level() + 1);
+  if (subtract) {
+    out.parts[0] -= poly;
+  } else {
+    out.parts[0] += poly;
+  }
   out.slots = combined_slots(out.slots, p.slots);
   return out;
 }
 
+Ciphertext Evaluator::add_plain(const Ciphertext& a, const Plaintext& p) const {
+  return add_or_sub_plain(a, p, false, "add_plain");
+}
+
 Ciphertext Evaluator::sub_plain(const Ciphertext& a, const Plaintext& p) const {
-  check_plain(p, "sub_plain");
-  Plaintext negated = p.clone();
-  negated.poly.negate();
-  return add_plain(a, negated);
+  return add_or_sub_plain(a, p, true, "sub_plain");
 }
 
 Ciphertext Evaluator::add_scalar(const Ciphertext& a, std::complex<double> value) const {
@@ -688,46 +773,28 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
   return rotate_single(a, galois_element, keys);
 }
 
+Ciphertext Evaluator::rotate_by_plan(const Ciphertext& a, std::span<const uint64_t> plan,
+                                     const rlwe::GaloisKeys& keys) const {
+  if (plan.empty()) return a.clone();
+  Ciphertext out = rotate_single(a, plan[0], keys);
+  for (std::size_t i = 1; i < plan.size(); ++i)
+    out = rotate_single(out, plan[i], keys);
+  return out;
+}
+
 Ciphertext Evaluator::rotate(const Ciphertext& a, int64_t step,
                              const rlwe::GaloisKeys& keys) const {
   check(a, "rotate");
   check_keys(keys, "rotate");
   if (a.size() != 2) throw InvalidArgument("rotate: relinearize the ciphertext first");
-  const int64_t slots = static_cast<int64_t>(a.slots != 0 ? a.slots : context_->degree() / 2);
-  int64_t reduced = step % slots;
-  if (reduced < 0) reduced += slots;
-  if (reduced == 0) return a.clone();
-  const uint64_t g = key_element_for_step(step, reduced, slots, keys);
-  if (keys.has(g)) return rotate_single(a, g, keys);
-  // Compose from power-of-two steps; check all keys first so a failure
-  // happens before any work.
-  std::vector<uint64_t> elements;
-  for (int64_t bit = 1; bit < slots; bit <<= 1) {
-    if ((reduced & bit) == 0) continue;
-    const uint64_t element = context_->galois_element_for_step(bit);
-    if (!keys.has(element)) {
-      throw InvalidArgument("rotate: no Galois key for step " + std::to_string(step) +
-                            ", and it cannot be composed: the key for step " + std::to_string(bit) +
-                            " is missing too (generate power-of-two steps or this step)");
-    }
-    elements.push_back(element);
-  }
-  Ciphertext out = rotate_single(a, elements[0], keys);
-  for (std::size_t i = 1; i < elements.size(); ++i)
-    out = rotate_single(out, elements[i], keys);
-  return out;
+  // The key of the step, or the fewest keys that compose it; every one is
+  // known present before any work.
+  const auto plan = rlwe::plan_rotation(*context_, keys, step, slot_count(a), "rotate");
+  return rotate_by_plan(a, plan, keys);
 }
 
-uint64_t Evaluator::key_element_for_step(int64_t step, int64_t reduced, int64_t slots,
-                                         const rlwe::GaloisKeys& keys) const {
-  // With n < N/2 slots, steps that agree mod n act alike on the slots, so a
-  // key made for the negative equivalent (-1 for n - 1) or for the step as
-  // given serves as well as one for `reduced`.
-  for (const int64_t candidate : {reduced, reduced - slots, step}) {
-    const uint64_t g = context_->galois_element_for_step(candidate);
-    if (keys.has(g)) return g;
-  }
-  return context_->galois_element_for_step(reduced);
+std::size_t Evaluator::slot_count(const Ciphertext& a) const {
+  return a.slots != 0 ? a.slots : context_->degree() / 2;
 }
 
 Ciphertext Evaluator::conjugate(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {
@@ -749,15 +816,14 @@ std::vector<Ciphertext> Evaluator::rotate_hoisted(const Ciphertext& a,
   check(a, "rotate_hoisted");
   check_keys(keys, "rotate_hoisted");
   if (a.size() != 2) throw InvalidArgument("rotate_hoisted: relinearize the ciphertext first");
-  const int64_t slots = static_cast<int64_t>(a.slots != 0 ? a.slots : context_->degree() / 2);
+  // Each step's plan, every key known present before any work. The first key
+  // switch of each plan shares the decomposition; a composed step takes the
+  // rest of its plan one rotation at a time.
+  std::vector<std::vector<uint64_t>> plans;
   std::vector<uint64_t> elements;
-  for (int64_t step : steps) {
-    int64_t reduced = step % slots;
-    if (reduced < 0) reduced += slots;
-    const uint64_t g = reduced == 0 ? 1 : key_element_for_step(step, reduced, slots, keys);
-    // Every key must be present before any work.
-    if (g != 1) (void)keys.at(g, "rotate_hoisted", step);
-    elements.push_back(g);
+  for (const int64_t step : steps) {
+    plans.push_back(rlwe::plan_rotation(*context_, keys, step, slot_count(a), "rotate_hoisted"));
+    elements.push_back(plans.back().empty() ? 1 : plans.back().front());
   }
   const rlwe::DecomposedPoly digits = rlwe::decompose(*context_, a.parts[1]);
   std::vector<Ciphertext> out(steps.size());
@@ -781,6 +847,10 @@ std::vector<Ciphertext> Evaluator::rotate_hoisted(const Ciphertext& a,
           a,
           rlwe::apply_galois_to_products(*context_, a.parts[0], std::move(products[k]), *group[k]));
     });
+  }
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    if (plans[i].size() > 1)
+      out[i] = rotate_by_plan(out[i], std::span<const uint64_t>(plans[i]).subspan(1), keys);
   }
   return out;
 }
@@ -825,14 +895,24 @@ Ciphertext Evaluator::dot_rotations_plain(const Ciphertext& a, std::span<const i
   const std::size_t level = x->level();
   const double scale = x->scale * first.scale;
   check_scale_fits(scale, level, kOperation);
-  const int64_t slots = static_cast<int64_t>(x->slots != 0 ? x->slots : context_->degree() / 2);
+  // Every key present before any work; no composition here, since all terms
+  // share one decomposition of x.
+  const std::size_t slots = slot_count(*x);
   std::vector<uint64_t> elements;
-  for (const int64_t step : steps) {  // every key present before any work
-    int64_t reduced = step % slots;
-    if (reduced < 0) reduced += slots;
-    const uint64_t g = reduced == 0 ? 1 : key_element_for_step(step, reduced, slots, keys);
-    if (g != 1) (void)keys.at(g, kOperation, step);
-    elements.push_back(g);
+  for (const int64_t step : steps) {
+    const int64_t n = static_cast<int64_t>(slots);
+    if (step % n == 0) {
+      elements.push_back(1);
+      continue;
+    }
+    const auto g = rlwe::direct_rotation_element(*context_, keys, step, slots);
+    if (!g) {
+      throw InvalidArgument("dot_rotations_plain: no Galois key for step " + std::to_string(step) +
+                            "; every nonzero step needs its own key here (the terms share one "
+                            "decomposition, so none is composed): generate it with "
+                            "KeyGenerator::create_galois_keys");
+    }
+    elements.push_back(*g);
   }
 
   const rlwe::DecomposedPoly digits = rlwe::decompose(*context_, x->parts[1]);
@@ -901,21 +981,15 @@ Ciphertext Evaluator::sum_slots(const Ciphertext& a, const rlwe::GaloisKeys& key
   check(a, "sum_slots");
   check_keys(keys, "sum_slots");
   if (a.size() != 2) throw InvalidArgument("sum_slots: relinearize the ciphertext first");
-  const std::size_t slots = a.slots != 0 ? a.slots : context_->degree() / 2;
-  for (std::size_t step = 1; step < slots; step <<= 1) {
-    const auto signed_step = static_cast<int64_t>(step);
-    const auto signed_slots = static_cast<int64_t>(slots);
-    if (!keys.has(key_element_for_step(signed_step, signed_step, signed_slots, keys))) {
-      throw InvalidArgument("sum_slots: no Galois key for step " + std::to_string(step) +
-                            "; summing " + std::to_string(slots) +
-                            " slots needs the power-of-two steps 1 .. " +
-                            std::to_string(slots / 2));
-    }
-  }
+  const std::size_t slots = slot_count(a);
+  // The plans of the power-of-two steps, every key present before any work.
+  std::vector<std::vector<uint64_t>> plans;
+  for (std::size_t step = 1; step < slots; step <<= 1)
+    plans.push_back(
+        rlwe::plan_rotation(*context_, keys, static_cast<int64_t>(step), slots, "sum_slots"));
   Ciphertext out = a.clone();
-  for (std::size_t step = 1; step < slots; step <<= 1) {
-    add_inplace(out, rotate(out, static_cast<int64_t>(step), keys));
-  }
+  for (const auto& plan : plans)
+    add_inplace(out, rotate_by_plan(out, plan, keys));
   return out;
 }
 

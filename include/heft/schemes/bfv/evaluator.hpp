@@ -28,8 +28,11 @@
 //
 // Rotations use the rlwe Galois keys (KeyGenerator::create_galois_keys):
 // rotate_rows(step) applies 5^step (both rows of the 2 x N/2 slot matrix
-// rotate left by step; negative steps rotate right), rotate_columns applies
-// 2N - 1 (the rows swap; create the keys with include_conjugation = true).
+// rotate left by step; negative steps rotate right), by the key of the step
+// or, without one, by the fewest keys present whose steps sum to it
+// (rlwe::plan_rotation; the same rule as CKKS and BGV); rotate_columns
+// applies 2N - 1 (the rows swap; create the keys with include_conjugation =
+// true).
 //
 // mod_switch_to_next divides by the last prime with rounding: Delta becomes
 // about floor(Q_{l-1} / t), the noise shrinks by q_l, so the budget is kept
@@ -101,6 +104,10 @@ class Evaluator {
   [[nodiscard]] Ciphertext mod_switch_to_next(const Ciphertext& a) const;
 
  private:
+  // a is a 2-part ciphertext and keys belong to this context (errors naming
+  // `operation`).
+  void check_galois_operands(const Ciphertext& a, const rlwe::GaloisKeys& keys,
+                             const char* operation) const;
   // apply_galois naming the caller's operation (and rotation step, if any)
   // in its errors.
   [[nodiscard]] Ciphertext galois_image(const Ciphertext& a, uint64_t galois_element,

@@ -72,6 +72,9 @@ class Evaluator {
   // Batched slots (2 x N/2 matrix): rows rotated left by `step` columns
   // (negative: right), and the two rows swapped. Keys from
   // KeyGenerator::create_galois_keys (steps; include_conjugation for columns).
+  // A step without its own key is composed from the fewest keys present
+  // whose steps sum to it (rlwe::plan_rotation, as in CKKS and BFV);
+  // InvalidArgument naming the step and the keys present when none does.
   [[nodiscard]] Ciphertext rotate_rows(const Ciphertext& a, int64_t step,
                                        const rlwe::GaloisKeys& keys) const;
   [[nodiscard]] Ciphertext rotate_columns(const Ciphertext& a, const rlwe::GaloisKeys& keys) const;
@@ -99,6 +102,10 @@ class Evaluator {
       const char* operation) const;
   void mod_switch_inplace(Ciphertext& a) const;
   void multiply_by_constant(Ciphertext& a, uint64_t value) const;
+  // a is a 2-part ciphertext and keys belong to this context (errors naming
+  // `operation`).
+  void check_galois_operands(const Ciphertext& a, const rlwe::GaloisKeys& keys,
+                             const char* operation) const;
   // step: the rotation the caller asked for, named if its key is missing.
   [[nodiscard]] Ciphertext apply_galois(const Ciphertext& a, uint64_t galois_element,
                                         const rlwe::GaloisKeys& keys, const char* operation,

@@ -11,8 +11,23 @@
 // target (about 1/(2q) when the scales are about a prime apart, as the
 // default scales are; alignment that would mislabel the scale by more than
 // the encoding's precision is refused). Dropping to a lower level checks
-// that the scale still fits. In ScaleMode::manual nothing happens behind
-// your back: operands of different levels or scales are refused.
+// that the scale still fits. Plaintext operands align the same way, except
+// that only the ciphertext moves (a plaintext can lose towers but not change
+// its scale): add_plain and sub_plain bring the ciphertext to the
+// plaintext's scale, spending a level when the scales differ. In
+// ScaleMode::manual nothing happens behind your back: operands of different
+// levels or scales are refused, and align_to does by hand what automatic
+// mode does.
+//
+// Effective level: a product awaiting its rescale (automatic mode,
+// needs_rescale set, level() > 0) still holds the towers of its level, so
+// level() and scale are those of the product; effective_level() and
+// effective_scale() say what it counts as: level() - 1 and scale / q_level,
+// what its rescale will make it. The next multiplication starts from there,
+// and so does any alignment that changes its scale (add or sub with an
+// operand of another level or scale, add_plain, align_to). Combined with an
+// operand of its own level and scale (another pending product, a plaintext
+// at the product's scale) it is not rescaled: the sum stays pending.
 //
 // Default scales per level follow the prime chain: scale_at(top) is the
 // parameters' nominal scale and scale_at(l - 1) = scale_at(l)^2 / q_l, which is
@@ -102,15 +117,39 @@ class Evaluator {
   void rescale_inplace(Ciphertext& a) const;
   // Drops primes without dividing (scale unchanged).
   [[nodiscard]] Ciphertext drop_to_level(const Ciphertext& a, std::size_t level) const;
+  // `a` brought to `level` with scale `scale`, as automatic mode aligns
+  // operands (and usable in either mode): with the scale already `scale`
+  // (within 1e-10 relative), primes are dropped; otherwise a, dropped to
+  // level + 1, is multiplied by the integer k nearest scale * q / a.scale and
+  // rescaled by q = q_(level+1), so its true scale is within 1/(2k) of
+  // `scale`, which it is labelled with. Changing the scale therefore spends
+  // a level: the target must be below a's level (below its effective level
+  // for a pending product in automatic mode, which is rescaled first).
+  // InvalidArgument naming align_to if the level is above a's, if `scale` is
+  // not positive and finite or does not fit the modulus left at `level`, and
+  // if k would be too small for an exact label (a's scale much larger than
+  // `scale`, as a product's before its rescale: 1/(2k) would exceed the
+  // encoding's precision).
+  [[nodiscard]] Ciphertext align_to(const Ciphertext& a, std::size_t level, double scale) const;
+  // The level and scale a counts as (see "Effective level" above): for a
+  // product awaiting its rescale in automatic mode, level() - 1 and
+  // scale / q_level; otherwise a.level() and a.scale.
+  [[nodiscard]] std::size_t effective_level(const Ciphertext& a) const;
+  [[nodiscard]] double effective_scale(const Ciphertext& a) const;
 
   // ---- rotations ----
-  // Left rotation of the slots by `step` (negative: right). Uses the key for
-  // that step or, if absent, a composition of power-of-two steps present.
+  // Left rotation of the slots by `step` (negative: right; steps are taken
+  // modulo the slot count). Uses the key for that step or, if absent, the
+  // fewest keys present whose steps sum to it (rlwe::plan_rotation: -3 with
+  // keys for +-1, +-2, +-4, 8 is -4 + 1, two key switches). InvalidArgument
+  // naming the step and the keys present when no composition exists.
   [[nodiscard]] Ciphertext rotate(const Ciphertext& a, int64_t step,
                                   const rlwe::GaloisKeys& keys) const;
   [[nodiscard]] Ciphertext conjugate(const Ciphertext& a, const rlwe::GaloisKeys& keys) const;
   // Many rotations of one ciphertext sharing a single key-switching
-  // decomposition (each step needs its own key).
+  // decomposition. A step without its own key is composed as rotate does:
+  // the first key switch of its plan shares the decomposition, the others
+  // are plain rotations (give each step its own key to hoist all the work).
   [[nodiscard]] std::vector<Ciphertext> rotate_hoisted(const Ciphertext& a,
                                                        std::span<const int64_t> steps,
                                                        const rlwe::GaloisKeys& keys) const;
@@ -126,7 +165,8 @@ class Evaluator {
   [[nodiscard]] Ciphertext dot_rotations_plain(const Ciphertext& a, std::span<const int64_t> steps,
                                                std::span<const ExtendedPlaintext> diagonals,
                                                const rlwe::GaloisKeys& keys) const;
-  // Every slot becomes the sum of all slots (needs power-of-two rotation keys).
+  // Every slot becomes the sum of all slots: log2(slots) rotations by the
+  // powers of two, each by its key or composed (keys for them are fastest).
   [[nodiscard]] Ciphertext sum_slots(const Ciphertext& a, const rlwe::GaloisKeys& keys) const;
   // The automorphism X -> X^g with its key (g = 5^step or 2N - 1).
   [[nodiscard]] Ciphertext apply_galois(const Ciphertext& a, uint64_t galois_element,
@@ -138,11 +178,11 @@ class Evaluator {
   // Drops a to `level` (no-op if there); InvalidArgument naming `operation`
   // if a's scale does not fit the modulus left there.
   void drop_ciphertext_to(Ciphertext& a, std::size_t level, const char* operation) const;
-  // The Galois element to rotate by `step` (`reduced`: step mod `slots`, not
-  // 0): the first of reduced, reduced - slots and step whose key is present,
-  // else the element of `reduced`.
-  uint64_t key_element_for_step(int64_t step, int64_t reduced, int64_t slots,
-                                const rlwe::GaloisKeys& keys) const;
+  // a's slot count, 0 (all) spelled out as N/2: the cycle its rotations take.
+  [[nodiscard]] std::size_t slot_count(const Ciphertext& a) const;
+  // a rotated by each element of `plan` in turn (a copy if it is empty).
+  [[nodiscard]] Ciphertext rotate_by_plan(const Ciphertext& a, std::span<const uint64_t> plan,
+                                          const rlwe::GaloisKeys& keys) const;
   // The slot count of a result of two operands with these slot counts.
   std::size_t combined_slots(std::size_t a_slots, std::size_t b_slots) const;
   void check_keys(const rlwe::GaloisKeys& keys, const char* operation) const;
@@ -151,6 +191,11 @@ class Evaluator {
   // Lowers a to `level` with scale `scale` (see the class comment).
   void bring_to(Ciphertext& a, std::size_t level, double scale, const char* operation) const;
   void add_or_sub(Ciphertext& a, const Ciphertext& b, bool subtract, const char* operation) const;
+  // Brings a to p's level (or below) and scale in automatic mode; in either
+  // mode MismatchError unless they then match.
+  void align_to_plain(Ciphertext& a, const Plaintext& p, const char* operation) const;
+  [[nodiscard]] Ciphertext add_or_sub_plain(const Ciphertext& a, const Plaintext& p, bool subtract,
+                                            const char* operation) const;
   // A product's operand with any pending rescale done (automatic mode): a
   // itself, or its rescaled copy, held in `storage`.
   [[nodiscard]] const Ciphertext& settled_operand(const Ciphertext& a,
