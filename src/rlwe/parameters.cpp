@@ -10,6 +10,7 @@
 
 #include "heft/math/ntt_tables.hpp"
 #include "heft/math/primes.hpp"
+#include "heft/rlwe/key_switching_noise.hpp"
 #include "heft/util/error.hpp"
 
 namespace heft::rlwe {
@@ -102,6 +103,9 @@ void Parameters::validate() const {
     }
   }
   check_security(degree, total_bits(), security);
+  if (const std::string problem = key_switching_noise_problem(*this); !problem.empty()) {
+    throw InvalidArgument(problem);
+  }
 }
 
 Parameters make_parameters(uint64_t degree, const std::vector<int>& ciphertext_bits,
