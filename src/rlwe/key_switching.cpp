@@ -293,9 +293,8 @@ std::array<ExtendedPoly, 2> decompose_and_multiply_of(const Context& context,
     };
     // Two digits at a time: raise them, then add their terms while their
     // images are still in L2 (all digits' images, raised first, spilled to L3
-    // before the inner product read them back; measured 5-8% faster key
-    // switching at N = 16384 and 2-4% at 32768 on Zen 5, where one digit at
-    // a time was slower than all at once).
+    // before the inner product read them back; one digit at a time re-reads
+    // the sums once per digit, which costs more than the spill).
     constexpr std::size_t kDigitsPerPass = 2;
     AlignedBuffer<uint64_t> scratch(kDigitsPerPass * n, AlignedBuffer<uint64_t>::Uninitialized{});
     const auto out = [&](ExtendedPoly& y) { return in_q ? y.q.tower(tower) : y.p.tower(tower); };

@@ -72,8 +72,7 @@ void divide_by_last_prime(const Context& context, std::span<const ring::RnsPoly>
   const std::span<ring::RnsPoly> results = in_place ? out : std::span(fresh);
   // Tower by tower, every polynomial's transform in that prime one after the
   // other: the prime's twiddle tables, which the polynomials' data pushes out
-  // of L2 between primes, are then read from memory once for all of them
-  // (a rescale at N = 16384 about 2-3% faster than polynomial by polynomial).
+  // of L2 between primes, are then read from memory once for all of them.
   parallel_for(0, level, [&](std::size_t i) {
     const math::Modulus& q = ring.modulus(i);
     const uint64_t minus_half = q.negate(q.reduce(half));
@@ -83,7 +82,7 @@ void divide_by_last_prime(const Context& context, std::span<const ring::RnsPoly>
     // the result's tower and the scaling pass then works there: the fresh
     // lines' write misses are taken by the transform's first pass, which
     // computes while they come in, instead of by the memory-bound scaling
-    // pass (6-8% of a rescale at N = 16384). In place, in[k].tower(i) is
+    // pass. In place, in[k].tower(i) is
     // still to be read; with t, the scaling is two passes that need y apart.
     AlignedBuffer<uint64_t> scratch;
     if (in_place || plain_modulus != 1)

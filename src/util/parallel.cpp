@@ -151,9 +151,9 @@ class ThreadPool {
 
   // Spins (with the CPU's pause hint) until done() or kSpinTime has passed;
   // returns done(). Between the loops of one operation a worker is idle for
-  // microseconds, and waking it from a condition variable cost about 30 us
-  // per parallel_for on the two-vCPU VMs measured (a futex wake, and the
-  // host rescheduling a vCPU that had halted): more than many loops' work.
+  // microseconds, and waking it from a condition variable costs a futex wake
+  // and, in a VM, the host rescheduling a vCPU that had halted: more than
+  // many loops' work.
   template <typename Done>
   static bool spin_until(const Done& done) {
     const auto deadline = std::chrono::steady_clock::now() + kSpinTime;

@@ -51,8 +51,7 @@
 // guarantees (moduli below 2^61, plus L < 2^32, which BaseConverter's
 // constructor enforces). Inputs that sit on a rounding boundary (x within
 // about 2^-30 * Q of 0 or Q for convert_exact, of +-Q/2 for the centered
-// variant) take that slower, O(L * words(Q)) path (a polynomial made only of
-// such values converts about 4x slower at L = K = 30), so e.g. small
+// variant) take that slower, O(L * words(Q)) path, so e.g. small
 // non-negative x are best converted with the centered variant.
 //
 // Scaled conversions: a converter may be built with an input factor f and

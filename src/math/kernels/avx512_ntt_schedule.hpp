@@ -21,9 +21,8 @@
 //    (NttTableData::last_roots), one load per vector. Two 24-permute
 //    transposes per 64 values replace one permute per vector and stage plus
 //    the twiddle permutes of in-vector stages, and the six stages take one
-//    pass over memory instead of two. Against a radix-4 pass plus a four-stage
-//    in-vector pass this made both transforms 12-14% faster on Zen 5 at
-//    N = 2^14 with IFMA (6-8% with the 64-bit arithmetic).
+//    pass over memory instead of two (a radix-4 pass, then a four-stage
+//    in-vector pass).
 //  - N < 64 goes to the scalar kernels.
 //  - Out of place: the first pass reads the input array and writes the
 //    output, the later ones work in the output (input == output is in place).
@@ -47,9 +46,9 @@
 // transpose8 is here: when GCC once left the t = 64 stage's butterflies out
 // of line (after a third policy was instantiated in avx512/ntt.cpp), the 16
 // vectors of a superblock pair had to live in memory across the calls and
-// the transform ran 15-40% slower at every N; a semantically identical build
-// with them forced inline ran at the usual speed (BENCHMARKS.md, fourteenth
-// round). Inlining decisions can move with any change to these files.
+// the transform got much slower at every N; a semantically identical build
+// with them forced inline did not (docs/performance-notes.md, NTT).
+// Inlining decisions can move with any change to these files.
 //
 // These files are compiled with AVX-512 flags while the rest of the library
 // is baseline x86-64. Everything here is in an anonymous namespace, so it and
@@ -179,7 +178,7 @@ struct ShiftedLoad {
 // written at v), then the final reduction to [0, q). Each stage runs over all
 // the superblocks before the next: one superblock is a chain of dependent
 // butterflies, and two independent chains keep the core busier (one at a time
-// was 15% slower on Zen 5; four at a time spill registers and were 3% slower).
+// waits on its chain's latency; four at a time spill registers).
 template <class Arith, int kSuper, bool kWithT64, class Load>
 inline void forward_superblocks(uint64_t* v, const uint64_t* in, uint64_t n, uint64_t s,
                                 const TwiddleTable& table, const Permutes& p,

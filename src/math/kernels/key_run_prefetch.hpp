@@ -21,9 +21,9 @@ namespace {
 
 class KeyRunPrefetcher {
  public:
-  // 256 coefficients (2 KB, 32 lines per row) ahead: measured best of 64 to
-  // 1024 on Zen 5 for both the 55-bit split sums (N = 32768, 15 digits: the
-  // inner product 8.9 -> 6.4 ms) and the IFMA sums (N = 16384, 8 digits).
+  // 256 coefficients (2 KB, 32 lines per row) ahead: the best of 64 to 1024
+  // for both the 55-bit split sums (N = 32768, 15 digits) and the IFMA sums
+  // (N = 16384, 8 digits).
   static constexpr std::size_t kDistance = 256;
 
   // b, a: the k key halves' rows; count: the coefficients the kernel walks

@@ -72,8 +72,8 @@ const Evaluator::MultiplyTables& Evaluator::multiply_tables(std::size_t level) c
   // Q's primes up to 55 bits (SEAL's N = 32768 set) where the kernels have
   // AVX-512: conversions between them and 50-bit primes take floating-point
   // quotients both ways (avx512_weighted_sum_fp.hpp) and R's transforms take
-  // IFMA where present: BFV multiply + relinearize at N = 32768 was about 13%
-  // faster on Zen 5 with three towers more in R. Otherwise the conversions
+  // IFMA where present, which outweighs the three towers more in R at
+  // N = 32768. Otherwise the conversions
   // take the integer paths anyway; 59-bit primes keep R to about the fewest
   // towers, and the AVX2 integer sums take 16 products of operands up to 59
   // bits before reducing (against 8 at 60 bits), so with Q's primes at most

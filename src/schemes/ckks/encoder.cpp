@@ -431,8 +431,8 @@ rlwe::Plaintext Encoder::make_plaintext(std::span<const double> coefficients, do
   AlignedBuffer<uint16_t> shift(count, AlignedBuffer<uint16_t>::Uninitialized{});
   // In slices across the pool: with two threads, every line written here was
   // read by the other thread's towers in the previous encode, and one thread
-  // writing them all waited on the cross-core invalidations (at N = 16384 the
-  // loop took 13 us at one thread, 61 us at two); split, each waits for half.
+  // writing them all waited on the cross-core invalidation of each line;
+  // split, each waits for half.
   const std::size_t slices = std::clamp<std::size_t>(count / kSplitSlice, 1, kMaxSplitSlices);
   bool slice_shifted[kMaxSplitSlices] = {};
   uint64_t slice_largest[kMaxSplitSlices] = {};

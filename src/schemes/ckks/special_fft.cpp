@@ -177,9 +177,9 @@ void SpecialFft::permute_bit_reversed(std::span<std::complex<double>> values, do
 }
 
 // Both transforms run on the calling thread: since the stages were
-// vectorised (math/complex_fft.hpp), a transform of 2^15 values takes about
-// 0.1 ms, and splitting one across two threads of the pool was measured
-// slower at every size from 2^12 to 2^16 (BENCHMARKS.md, nineteenth round).
+// vectorised (math/complex_fft.hpp), a transform is too short to repay the
+// pool's fork and join: split across two threads it was slower at every size
+// from 2^12 to 2^16 (docs/performance-notes.md, threads).
 void SpecialFft::forward(std::span<std::complex<double>> values) const {
   const std::size_t n = values.size();
   if (!is_power_of_two(n) || n > max_slots_) {

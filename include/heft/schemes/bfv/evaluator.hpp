@@ -20,7 +20,7 @@
 // HPS flow (both operands extended, the product scaled in R and converted
 // back) this takes one base conversion fewer (nine against ten) and keeps
 // the Q_l part of the product in NTT form (15 transforms fewer at L = 15 when
-// the product stays in NTT form): about 10% of a multiplication at N = 32768.
+// the product stays in NTT form).
 // Every step is exact, so the only noise is BFV's own rounding; we chose this
 // over BEHZ because BEHZ needs an extra redundant modulus and a Montgomery
 // correction step whose error analysis is subtle, while the exact converters

@@ -19,7 +19,7 @@
 //   steps are exact; T lies within about q/2 + |y| q / 2^52 of 0. This needs
 //   11 vector operations per butterfly against about 23 for the integer path.
 //   W and W'' come from the tables' double copies (NttTableData), so no stage
-//   spends vector operations converting twiddles (3-20% in A/B runs).
+//   spends vector operations converting twiddles.
 //   It relies on the default round-to-nearest mode; with any other mode set
 //   in MXCSR the integer path is used.
 //

@@ -12,7 +12,7 @@
 // 2^31: the two middle partial products then add without overflow and take
 // one shift instead of two, and the top one, by twice that high half (still
 // a 32-bit operand), needs no doubling. One instruction fewer per butterfly,
-// the same error bound; 2-6% faster transforms on Zen 5. The lazy ranges
+// the same error bound. The lazy ranges
 // that bound gives are in avx512_shoup_arith.hpp.
 #include "math/kernels/avx512_intrinsics.hpp"
 #include "math/kernels/avx512_lane_ops.hpp"

@@ -264,8 +264,8 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
                       const uint64_t* w_shoup, size_t k, size_t n, uint32_t input_bits,
                       const ModulusData& q) {
   // avx512's floating-point quotients take five instructions per term
-  // against these four 52-bit multiplies and were about 25% faster on Zen 5
-  // (WeightedSum/avx512/16384/50 against /ifma/); they decline what they
+  // against these four 52-bit multiplies and run faster (bench_poly's
+  // WeightedSum/avx512/16384/50 against /ifma/); they decline what they
   // cannot bound, and so does this path beyond 50 bits.
   if (q.value >= kModulusBound || input_bits > 50 || k == 0 ||
       weighted_sum_fp_fits(q.value, input_bits, k)) {
