@@ -25,6 +25,7 @@
 #include "heft/schemes/bgv/evaluator.hpp"
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/ckks/evaluator.hpp"
+#include "heft/util/parallel.hpp"
 #include "parameter_sets.hpp"
 
 namespace {
@@ -345,6 +346,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("heft_isa", heft::math::to_string(heft::math::active_isa()));
+  benchmark::AddCustomContext("heft_threads", std::to_string(heft::num_threads()));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -25,6 +25,7 @@
 #include "heft/ring/rns_poly.hpp"
 #include "heft/schemes/ckks/special_fft.hpp"
 #include "heft/util/aligned_buffer.hpp"
+#include "heft/util/parallel.hpp"
 
 namespace {
 
@@ -327,6 +328,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("heft_isa", heft::math::to_string(heft::math::active_isa()));
+  benchmark::AddCustomContext("heft_threads", std::to_string(heft::num_threads()));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -17,11 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "heft/math/kernels.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/keys.hpp"
 #include "heft/rlwe/serialization.hpp"
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/ckks/evaluator.hpp"
+#include "heft/util/parallel.hpp"
 #include "parameter_sets.hpp"
 
 namespace {
@@ -160,4 +162,13 @@ const int registered = register_all();
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  // What scripts/benchmark_record.py puts in the record's machine lines.
+  benchmark::AddCustomContext("heft_isa", heft::math::to_string(heft::math::active_isa()));
+  benchmark::AddCustomContext("heft_threads", std::to_string(heft::num_threads()));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
