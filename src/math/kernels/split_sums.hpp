@@ -2,8 +2,8 @@
 // (dot_product_pair, key switching's inner product, and weighted_sum_mod,
 // base conversion's sum) for operands below 2^b, b <= 60, on vector units
 // that only multiply 32 x 32 bits (AVX2, AVX-512 without IFMA). Written once
-// here over a vector policy; avx2/eltwise.cpp and avx512/eltwise.cpp supply
-// the policies.
+// here over a vector policy; avx2/sums.cpp and avx512/sums.cpp supply the
+// policies.
 //
 // A full 64 x 64-bit product costs four such multiplies plus a carry chain,
 // and a 128-bit running sum a carry test per term. Cheaper: split each

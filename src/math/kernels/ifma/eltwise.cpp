@@ -1,68 +1,18 @@
 // AVX512-IFMA52 element-wise modular arithmetic for q < 2^50: the products
 // (mul_mod, fma_mod and their fixed-operand forms) use the 52-bit
-// multiply-adds; add, sub, negate and the reductions gain nothing from IFMA
-// and forward to the avx512 kernels. Any q the 52-bit reasoning below does not
-// cover (q >= 2^50, or a power of two for the Barrett constant) is also sent
-// to avx512, so results always equal scalar/eltwise.cpp bit for bit.
-//
-// All operands are below q < 2^50 and every lazy value stays below 2^52, the
-// width the multiply-adds read. A residue r < 2^52 of w*y - Q*q is recovered
-// as the low 52 bits of lo52(w*y) + lo52(Q*(2^52 - q)) (+ an addend), which
-// differ from r by 0 or 2^52 before the mask.
-//
-// dot_product_pair (key switching's inner product) and weighted_sum_mod (base
-// conversion's sum) accumulate the 52-bit halves of their products and reduce
-// only every few terms (see below); wider operands take avx512's split sums.
+// multiply-adds of modular_arith.hpp; add, sub, negate and the reductions gain
+// nothing from IFMA and forward to the avx512 kernels. Any q the 52-bit
+// reasoning does not cover (q >= 2^50, or a power of two for the Barrett
+// constant) is also sent to avx512, so results always equal scalar/eltwise.cpp
+// bit for bit.
 #include "math/kernels/avx512_eltwise_loops.hpp"
 #include "math/kernels/avx512_intrinsics.hpp"
 #include "math/kernels/avx512_lane_ops.hpp"
-#include "math/kernels/avx512_weighted_sum_fp.hpp"
+#include "math/kernels/ifma/modular_arith.hpp"
 #include "math/kernels/kernel_api.hpp"
-#include "math/kernels/key_run_prefetch.hpp"
 
 namespace heft::math::kernels::HEFT_IFMA_NAMESPACE {
 namespace {
-
-constexpr uint64_t kMask52 = (uint64_t{1} << 52) - 1;
-constexpr uint64_t kModulusBound = uint64_t{1} << 50;
-
-// Barrett for x = a b with a, b < q, q of L <= 50 bits and not a power of two
-// (so 2^(L-1) < q < 2^L):
-//   x1 = floor(x / 2^(L-1)) = madd52hi(a 2^(52-L), 2b)  (both operands < 2^52)
-//   mu = floor(2^(51+L) / q) < 2^52
-//   Q  = madd52hi(x1, mu) = floor(x1 mu / 2^52)
-// x1 mu / 2^52 > x/q - x/2^(51+L) - 2^(L-1)/q > x/q - 3/2, so Q is at most 2
-// short of floor(x / q) and x - Q q is in [0, 3q).
-struct Barrett52 {
-  __m512i q, two_q, neg_q, mask52, zero, mu, a_shift;
-
-  explicit Barrett52(const ModulusData& m) {
-    const int bits = 64 - __builtin_clzll(m.value);
-    // floor(2^(51+L) / q) = floor(2^128 / q) >> (77 - L).
-    const unsigned __int128 barrett =
-        (static_cast<unsigned __int128>(m.barrett_hi) << 64) | m.barrett_lo;
-    q = set1(m.value);
-    two_q = set1(2 * m.value);
-    neg_q = set1((uint64_t{1} << 52) - m.value);
-    mask52 = set1(kMask52);
-    zero = _mm512_setzero_si512();
-    mu = set1(static_cast<uint64_t>(barrett >> (77 - bits)));
-    a_shift = set1(static_cast<uint64_t>(52 - bits));
-  }
-
-  // a * b + c - Q q with Q from a * b alone: in [0, 3q + c) < 2^52.
-  __m512i lazy(__m512i a, __m512i b, __m512i c) const {
-    const __m512i x1 =
-        _mm512_madd52hi_epu64(zero, _mm512_sllv_epi64(a, a_shift), _mm512_add_epi64(b, b));
-    const __m512i quotient = _mm512_madd52hi_epu64(zero, x1, mu);
-    const __m512i product = _mm512_madd52lo_epu64(c, a, b);
-    return _mm512_and_si512(_mm512_madd52lo_epu64(product, quotient, neg_q), mask52);
-  }
-};
-
-inline bool barrett52_fits(uint64_t q) {
-  return q < kModulusBound && (q & (q - 1)) != 0;
-}
 
 struct MulMod {
   Barrett52 barrett;
@@ -80,26 +30,6 @@ struct FmaMod {
   }
 };
 
-// Shoup with the 52-bit constant w' = floor(w 2^52 / q) = floor(w_shoup / 2^12):
-// Q = madd52hi(a, w') is at most 1 short of floor(a w / q) (a < 2^52), so
-// a w - Q q (+ c) is in [0, 2q) (+ c).
-struct ShoupProduct {
-  __m512i w, w_shoup52, q, two_q, neg_q, mask52, zero;
-  ShoupProduct(uint64_t w_scalar, uint64_t w_shoup_scalar, uint64_t q_scalar)
-      : w(set1(w_scalar)),
-        w_shoup52(set1(w_shoup_scalar >> 12)),
-        q(set1(q_scalar)),
-        two_q(set1(2 * q_scalar)),
-        neg_q(set1((uint64_t{1} << 52) - q_scalar)),
-        mask52(set1(kMask52)),
-        zero(_mm512_setzero_si512()) {}
-  __m512i lazy(__m512i a, __m512i addend) const {
-    const __m512i quotient = _mm512_madd52hi_epu64(zero, a, w_shoup52);
-    const __m512i product = _mm512_madd52lo_epu64(addend, a, w);
-    return _mm512_and_si512(_mm512_madd52lo_epu64(product, quotient, neg_q), mask52);
-  }
-};
-
 struct MulScalar {
   ShoupProduct shoup;
   __m512i operator()(__m512i a) const {
@@ -114,194 +44,7 @@ struct FmaScalar {
   }
 };
 
-// Key switching's inner product (dot_product_pair in kernel_api.hpp) for
-// q < 2^50, with no reduction per term. Each product p = x b < q^2 < 2^100 is
-// added to two accumulators by the multiply-adds themselves: lo += p mod 2^52
-// and hi += floor(p / 2^52) < 2^48. Every kFoldTerms terms, and at the end,
-// the pair is folded back into one value in [0, 4q), congruent to
-// hi 2^52 + lo: H = hi + floor(lo / 2^52) times (2^52 mod q), plus
-// (lo mod 2^52) times 1, both Shoup products (H < 2^52 is required). Between
-// folds lo < 8q + 8 * 2^52 < 2^56 (a fold's value or a carried-in output,
-// both below 8q) and hi < 8 * 2^48, so H < 2^51 + 16. A lazy output is the
-// fold's value, in [0, 4q).
-constexpr std::size_t kFoldTerms = 8;
-static_assert(kFoldTerms % 2 == 0, "dot_product_pair folds at the end of a two-digit pass");
-
-struct ProductFolder {
-  ShoupProduct by_two52;  // times 2^52 mod q
-  ShoupProduct by_one;    // times 1: reduces a value below 2^52 lazily
-  __m512i mask52;
-
-  // Shoup constants floor(w 2^64 / q), which ShoupProduct shifts to 52 bits.
-  static uint64_t shoup64(uint64_t w, uint64_t q) {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(w) << 64) / q);
-  }
-  explicit ProductFolder(uint64_t q)
-      : by_two52((uint64_t{1} << 52) % q, shoup64((uint64_t{1} << 52) % q, q), q),
-        by_one(1, shoup64(1, q), q),
-        mask52(set1(kMask52)) {}
-
-  // [0, 4q), congruent to hi 2^52 + lo.
-  __m512i fold(__m512i lo, __m512i hi) const {
-    const __m512i high = _mm512_add_epi64(hi, _mm512_srli_epi64(lo, 52));
-    const __m512i low = by_one.lazy(_mm512_and_si512(lo, mask52), by_one.zero);  // [0, 2q)
-    return by_two52.lazy(high, low);                                             // + [0, 2q)
-  }
-  // [0, q), or [0, 4q) when lazy.
-  __m512i finish(__m512i lo, __m512i hi, bool lazy) const {
-    const __m512i folded = fold(lo, hi);
-    return lazy ? folded : reduce_once(reduce_once(folded, by_one.two_q), by_one.q);
-  }
-};
-
 }  // namespace
-
-namespace {
-
-// One term of both sums: lo += lo52(x y), hi += hi52(x y) for y = b and a.
-struct PairSums {
-  __m512i lo0, hi0, lo1, hi1;
-  void add(__m512i xv, __m512i bv, __m512i av) {
-    lo0 = _mm512_madd52lo_epu64(lo0, xv, bv);
-    hi0 = _mm512_madd52hi_epu64(hi0, xv, bv);
-    lo1 = _mm512_madd52lo_epu64(lo1, xv, av);
-    hi1 = _mm512_madd52hi_epu64(hi1, xv, av);
-  }
-  void fold(const ProductFolder& folder) {
-    lo0 = folder.fold(lo0, hi0);
-    lo1 = folder.fold(lo1, hi1);
-    hi0 = hi1 = _mm512_setzero_si512();
-  }
-};
-
-// The last n - first (< 8) coefficients, in one masked vector that reads and
-// writes nothing past n.
-void dot_product_pair_tail(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
-                           const uint64_t* const* b, const uint64_t* const* a, size_t k,
-                           size_t first, size_t n, const ProductFolder& folder, bool accumulate,
-                           bool lazy_output) {
-  const __mmask8 lanes = static_cast<__mmask8>((1u << (n - first)) - 1);
-  const __m512i zero = _mm512_setzero_si512();
-  PairSums sums{zero, zero, zero, zero};
-  if (accumulate) {
-    sums.lo0 = _mm512_maskz_loadu_epi64(lanes, out0 + first);
-    sums.lo1 = _mm512_maskz_loadu_epi64(lanes, out1 + first);
-  }
-  for (size_t j = 0; j < k; ++j) {
-    sums.add(_mm512_maskz_loadu_epi64(lanes, x[j] + first),
-             _mm512_maskz_loadu_epi64(lanes, b[j] + first),
-             _mm512_maskz_loadu_epi64(lanes, a[j] + first));
-    if ((j + 1) % kFoldTerms == 0 && j + 1 < k) sums.fold(folder);
-  }
-  _mm512_mask_storeu_epi64(out0 + first, lanes, folder.finish(sums.lo0, sums.hi0, lazy_output));
-  _mm512_mask_storeu_epi64(out1 + first, lanes, folder.finish(sums.lo1, sums.hi1, lazy_output));
-}
-
-}  // namespace
-
-// Block by block, the four sums of each coefficient live in L1-resident
-// arrays while the digits stream past two at a time: six input streams at
-// once instead of 3k, which the hardware prefetchers follow far better when
-// the key comes from DRAM (the split sums of avx512 are organised the same
-// way, split_sums.hpp).
-void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
-                      const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n,
-                      const ModulusData& q, bool accumulate, bool lazy_output) {
-  if (q.value >= kModulusBound || k == 0) {  // avx512's also handles k = 0
-    HEFT_AVX512_NAMESPACE::dot_product_pair(out0, out1, x, b, a, k, n, q, accumulate, lazy_output);
-    return;
-  }
-  const ProductFolder folder(q.value);
-  const __m512i zero = _mm512_setzero_si512();
-  constexpr size_t kBlock = 512;
-  alignas(64) uint64_t stored[4][kBlock];
-  const size_t full = n / 8 * 8;
-  const KeyRunPrefetcher prefetch_key(b, a, k, full, kBlock);
-  for (size_t start = 0; start < full; start += kBlock) {
-    const size_t size = full - start < kBlock ? full - start : kBlock;
-    for (size_t j = 0; j < k; j += 2) {
-      // Digits j and j + 1 (j alone at the end of an odd k).
-      const bool last_pass = j + 2 >= k;
-      for (size_t i = 0; i < size; i += 8) {
-        PairSums sums{zero, zero, zero, zero};
-        if (j == 0 && accumulate) {  // values below 8q: within lo's carried-in bound
-          sums.lo0 = _mm512_loadu_si512(out0 + start + i);
-          sums.lo1 = _mm512_loadu_si512(out1 + start + i);
-        } else if (j > 0) {
-          sums = {_mm512_load_si512(stored[0] + i), _mm512_load_si512(stored[1] + i),
-                  _mm512_load_si512(stored[2] + i), _mm512_load_si512(stored[3] + i)};
-        }
-        const size_t at = start + i;
-        prefetch_key(j, start, size, i);
-        for (size_t d = j; d < j + 2 && d < k; ++d) {
-          sums.add(_mm512_loadu_si512(x[d] + at), _mm512_loadu_si512(b[d] + at),
-                   _mm512_loadu_si512(a[d] + at));
-        }
-        // kFoldTerms is even, so a fold falls at the end of a pass.
-        if (!last_pass && (j + 2) % kFoldTerms == 0) sums.fold(folder);
-        if (last_pass) {
-          _mm512_storeu_si512(out0 + at, folder.finish(sums.lo0, sums.hi0, lazy_output));
-          _mm512_storeu_si512(out1 + at, folder.finish(sums.lo1, sums.hi1, lazy_output));
-        } else {
-          _mm512_store_si512(stored[0] + i, sums.lo0);
-          _mm512_store_si512(stored[1] + i, sums.hi0);
-          _mm512_store_si512(stored[2] + i, sums.lo1);
-          _mm512_store_si512(stored[3] + i, sums.hi1);
-        }
-      }
-    }
-  }
-  if (full < n) {
-    dot_product_pair_tail(out0, out1, x, b, a, k, full, n, folder, accumulate, lazy_output);
-  }
-}
-
-// Base conversion's sum (weighted_sum_mod in kernel_api.hpp) for q < 2^50
-// and inputs below 2^50: the products y w < 2^100 accumulate exactly as the
-// inner product's above and fold every kFoldTerms terms; two vectors per
-// step give the core two independent chains. Other inputs go to avx512.
-void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,
-                      const uint64_t* w_shoup, size_t k, size_t n, uint32_t input_bits,
-                      const ModulusData& q) {
-  // avx512's floating-point quotients take five instructions per term
-  // against these four 52-bit multiplies and run faster (bench_poly's
-  // WeightedSum/avx512/16384/50 against /ifma/); they decline what they
-  // cannot bound, and so does this path beyond 50 bits.
-  if (q.value >= kModulusBound || input_bits > 50 || k == 0 ||
-      weighted_sum_fp_fits(q.value, input_bits, k)) {
-    HEFT_AVX512_NAMESPACE::weighted_sum_mod(out, y, stride, w, w_shoup, k, n, input_bits, q);
-    return;
-  }
-  const ProductFolder folder(q.value);
-  const __m512i zero = _mm512_setzero_si512();
-  size_t c = 0;
-  for (; c + 16 <= n; c += 16) {
-    __m512i lo0 = zero, hi0 = zero, lo1 = zero, hi1 = zero;
-    for (size_t i = 0; i < k; ++i) {
-      const __m512i weight = set1(w[i]);
-      const uint64_t* row = y + i * stride + c;
-      const __m512i y0 = _mm512_loadu_si512(row), y1 = _mm512_loadu_si512(row + 8);
-      lo0 = _mm512_madd52lo_epu64(lo0, y0, weight);
-      hi0 = _mm512_madd52hi_epu64(hi0, y0, weight);
-      lo1 = _mm512_madd52lo_epu64(lo1, y1, weight);
-      hi1 = _mm512_madd52hi_epu64(hi1, y1, weight);
-      if ((i + 1) % kFoldTerms == 0 && i + 1 < k) {
-        lo0 = folder.fold(lo0, hi0);
-        lo1 = folder.fold(lo1, hi1);
-        hi0 = zero;
-        hi1 = zero;
-      }
-    }
-    _mm512_storeu_si512(out + c, folder.finish(lo0, hi0, false));
-    _mm512_storeu_si512(out + c + 8, folder.finish(lo1, hi1, false));
-  }
-  if (c < n) scalar::weighted_sum_mod(out + c, y + c, stride, w, w_shoup, k, n - c, input_bits, q);
-}
-
-void scaled_sum_double(double* sums, const uint64_t* rows, size_t stride, const double* factors,
-                       size_t k, size_t n) {
-  HEFT_AVX512_NAMESPACE::scaled_sum_double(sums, rows, stride, factors, k, n);
-}
 
 void add_mod(uint64_t* out, const uint64_t* a, const uint64_t* b, size_t n, uint64_t q) {
   HEFT_AVX512_NAMESPACE::add_mod(out, a, b, n, q);
