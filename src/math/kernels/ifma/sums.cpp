@@ -1,8 +1,8 @@
 // AVX512-IFMA52 long sums for q < 2^50: dot_product_pair (key switching's
 // inner product) and weighted_sum_mod (base conversion's sum) accumulate the
 // 52-bit halves of their products and reduce only every few terms (see
-// below); wider operands take avx512's split sums. scaled_sum_double is
-// avx512's.
+// below); wider operands take avx512's sums (floating-point quotients below
+// 2^55, split sums above). scaled_sum_double is avx512's.
 #include "math/kernels/avx512_intrinsics.hpp"
 #include "math/kernels/avx512_lane_ops.hpp"
 #include "math/kernels/avx512_weighted_sum_fp.hpp"
