@@ -24,10 +24,6 @@ namespace serial {
 namespace {
 
 constexpr std::size_t kMaxCiphertextParts = 16;
-// Ciphertext plus special primes: far above any secure set (2^17 allows
-// about 3500 bits), and a bound on what a loaded parameter set can make a
-// context allocate.
-constexpr std::size_t kMaxPrimes = 256;
 // Bytes of NTT tables a context keeps per prime and coefficient, rounded up:
 // roots and inverse roots with their Shoup companions (32), and below 2^50
 // the 52-bit companions (16) and the double copies (32), plus the last two
@@ -142,8 +138,9 @@ Parameters read_parameters(ByteReader& in) {
   p.degree = in.u64("degree");
   const uint32_t levels = in.u32("prime count");
   const uint32_t specials = in.u32("special prime count");
-  if (std::size_t{levels} + specials > kMaxPrimes) {
-    throw FormatError("parameters: more than " + std::to_string(kMaxPrimes) + " primes");
+  // Checked before the primes are read: the counts alone could ask for 2^33.
+  if (std::size_t{levels} + specials > kMaxPrimeCount) {
+    throw FormatError("parameters: more than " + std::to_string(kMaxPrimeCount) + " primes");
   }
   for (uint32_t i = 0; i < levels; ++i)
     p.ciphertext_moduli.push_back(in.u64("ciphertext prime"));
@@ -484,11 +481,7 @@ ParameterHash parameter_hash(const Parameters& parameters) {
 // --- parameters ------------------------------------------------------------
 
 Bytes save(const Parameters& parameters, const SaveOptions& options) {
-  parameters.validate();
-  if (parameters.ciphertext_moduli.size() + parameters.special_moduli.size() > kMaxPrimes) {
-    throw InvalidArgument("save: the format holds at most " + std::to_string(kMaxPrimes) +
-                          " primes");
-  }
+  parameters.validate();  // at most kMaxPrimeCount primes, what the format holds
   ByteWriter payload = start_frame();
   write_parameters(payload, parameters);
   return finish_frame(std::move(payload), ObjectType::parameters, parameter_hash(parameters),
@@ -501,7 +494,7 @@ Parameters load_parameters(std::span<const uint8_t> bytes, const LoadOptions& op
     throw FormatError(std::string("expected a heft parameters object, got a ") +
                       to_string(info.type));
   }
-  const std::size_t max_payload = 64 + 16 * 2 * kMaxPrimes;
+  const std::size_t max_payload = 64 + 16 * 2 * kMaxPrimeCount;
   // The hash names the parameters themselves; it is checked after decoding.
   const Payload payload =
       open_frame(bytes, ObjectType::parameters, info.parameter_hash, max_payload, options);
