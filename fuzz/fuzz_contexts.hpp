@@ -61,10 +61,16 @@ inline const rlwe::ContextPtr& integer_context() {
   return context;
 }
 
-// What every load in the fuzzers accepts at most.
+// What every load in the fuzzers accepts at most: 64 MiB of payload, and a
+// context of 64 MiB of tables (rlwe::context_bytes), so that a context load
+// stays within what scripts/fuzz.sh lets fuzz_load_context spend. Every
+// fuzz parameter set is SecurityLevel::none, so insecure sets are allowed.
+inline constexpr std::size_t kMaxContextBytes = std::size_t{64} << 20;
 inline rlwe::LoadOptions load_options() {
   rlwe::LoadOptions options;
   options.max_bytes = std::size_t{64} << 20;
+  options.max_context_bytes = kMaxContextBytes;
+  options.allow_insecure_parameters = true;
   return options;
 }
 

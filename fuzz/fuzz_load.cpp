@@ -5,7 +5,8 @@
 //
 // Every target loads the input with the fixed contexts of fuzz_contexts.hpp
 // (the one whose parameter hash the input's header names; the CKKS one when
-// it names neither) and LoadOptions::max_bytes = 64 MiB. Refusing the input
+// it names neither) and fuzz::load_options() (64 MiB of payload, 64 MiB of
+// context tables, insecure parameters allowed). Refusing the input
 // with a heft::Error is the expected outcome for most inputs. A finding is
 // anything else: another exception, a crash, a leak, a sanitizer report, or an
 // object that loaded but does not survive being exercised, re-saved and
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "fuzz_contexts.hpp"
+#include "heft/rlwe/context.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/serialization.hpp"
 #include "heft/schemes/batch_encoder.hpp"
@@ -291,13 +293,50 @@ void fuzz_load_key_set(Input input) {
       });
 }
 
+// The bytes of NTT tables a built context holds (both rings).
+std::size_t table_bytes_held(const rlwe::Context& context) {
+  std::size_t bytes = 0;
+  for (const auto* ring : {context.ciphertext_ring().get(), context.special_ring().get()}) {
+    if (ring == nullptr) continue;
+    for (std::size_t i = 0; i < ring->tower_count(); ++i)
+      bytes += ring->ntt_tables(i).allocated_bytes();
+  }
+  return bytes;
+}
+
 // Contexts travel as parameters; loading one builds it (all its tables).
+// Memory and time are watched: the loader's estimate must cover what the
+// context really allocated and stay within LoadOptions::max_context_bytes
+// (scripts/fuzz.sh adds libFuzzer's RSS, allocation and time limits for this
+// target), and the default options must refuse insecure parameters.
 [[maybe_unused]] void fuzz_load_context(Input input) {
   check(
       "context", input, [](Input b) { return rlwe::load_context(b, kLoad); },
       [](const rlwe::ContextPtr& c, const rlwe::SaveOptions& o) { return rlwe::save(*c, o); },
-      [](const rlwe::ContextPtr& c) {
+      [&input](const rlwe::ContextPtr& c) {
         if (!c) fail("context", "load_context returned null");
+        const std::size_t estimate = rlwe::context_bytes(c->parameters());
+        if (estimate > kLoad.max_context_bytes) {
+          fail("context", "a context of " + std::to_string(estimate) +
+                              " bytes loaded under max_context_bytes = " +
+                              std::to_string(kLoad.max_context_bytes));
+        }
+        const std::size_t held = table_bytes_held(*c);
+        if (held > estimate) {
+          fail("context", "the context holds " + std::to_string(held) +
+                              " bytes of tables, more than the loader's estimate of " +
+                              std::to_string(estimate));
+        }
+        if (c->parameters().security == rlwe::SecurityLevel::none) {
+          try {
+            (void)rlwe::load_parameters(input);  // default options: no context is built
+            fail("context", "insecure parameters loaded under the default LoadOptions");
+          } catch (const InvalidArgument& e) {
+            if (std::string(e.what()).find("allow_insecure_parameters") == std::string::npos)
+              fail("context",
+                   std::string("insecure parameters refused for another reason: ") + e.what());
+          }
+        }
       });
 }
 

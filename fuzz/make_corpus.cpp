@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fuzz_contexts.hpp"
+#include "heft/math/primes.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/keys.hpp"
 #include "heft/rlwe/serialization.hpp"
@@ -103,6 +104,21 @@ void parameters(Corpus& corpus, const std::string& t) {
   rlwe::Parameters secure = rlwe::make_parameters(4096, {36, 36}, {36});
   secure.scale = 1 << 30;
   corpus.write(t, "n4096_classic128", rlwe::save(secure));
+  // At the edges of what a load may build (fuzz::kMaxContextBytes): the
+  // largest N with two primes (30 MB of tables), the most primes (256 at
+  // N = 1024, 30 MB), and the 255 primes at N = 2^17 (3.9 GB: refused
+  // before anything is built), uncompressed so that mutations keep the hash.
+  const auto edge = [](uint64_t n, int bits, std::size_t count) {
+    rlwe::Parameters p;
+    p.degree = n;
+    p.security = rlwe::SecurityLevel::none;
+    for (const auto& q : math::generate_ntt_primes(bits, n, count))
+      p.ciphertext_moduli.push_back(q.value());
+    return p;
+  };
+  corpus.write(t, "n131072_two_primes", rlwe::save(edge(131072, 40, 2)));
+  corpus.write(t, "n1024_256_primes", rlwe::save(edge(1024, 50, 256)));
+  corpus.write(t, "n131072_255_primes", rlwe::save(edge(131072, 40, 255)));
 }
 
 void keys(Corpus& corpus) {

@@ -8,6 +8,12 @@
 # leak, timeout, out-of-memory or sanitizer report (the input is kept under
 # build-fuzz/fuzz-work/<target>/artifacts/, the log next to it).
 #
+# fuzz_load_context builds every context it loads, so it also watches time and
+# memory: the loads are held to fuzz::kMaxContextBytes (64 MiB of tables) and the
+# target checks that each built context holds no more than the loader estimated;
+# libFuzzer's limits below turn any load that still costs more (RSS, a single
+# allocation over the bound, or a slow input) into a finding.
+#
 # Usage: bash scripts/fuzz.sh SECONDS_PER_TARGET
 # Environment: HEFT_FUZZ_BUILD_JOBS (default: all cores), HEFT_FUZZ_TARGETS
 # (space-separated subset, default: all), HEFT_FUZZ_SEED (libFuzzer -seed: a
@@ -39,10 +45,20 @@ for t in "${targets[@]}"; do
   mkdir -p "$work/corpus" "$work/artifacts"
   cp -r "$build/corpus/$t/." "$work/corpus/"
   echo "--- $t: ${seconds} s on $(ls "$work/corpus" | wc -l) seed inputs"
+  limits=(-rss_limit_mb=2048 -timeout=10)
+  if [[ $t == fuzz_load_context ]]; then
+    # Three loads an input (the load and two round trips), each at most
+    # 64 MiB of tables: about 0.25 s natively, under 2 s with the sanitizers
+    # (256 primes at N = 1024, the most primes, take 1.3 s). RSS (ASan's
+    # quarantine included: about 550 MB seen), single allocations and time
+    # get bounds a few times what that needs, far below the gigabytes and
+    # seconds a load without the bound could take.
+    limits=(-rss_limit_mb=1024 -malloc_limit_mb=64 -timeout=20)
+  fi
   status=0
   began=$SECONDS
   "$build/fuzz/$t" ${HEFT_FUZZ_SEED:+-seed="$HEFT_FUZZ_SEED"} \
-    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+    -max_total_time="$seconds" "${limits[@]}" \
     -print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" \
     > "$work/log" 2>&1 || status=$?
   executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -n 1)

@@ -287,7 +287,8 @@ TEST(Bfv, NoiseBudgetThroughDepth) {
   EXPECT_NE(encoder.decode(f.decryptor.decrypt(ct)), x);
 }
 
-// Modulus switching keeps the message and (nearly all of) the budget.
+// Modulus switching keeps the message; the budget becomes about min(budget, F)
+// (evaluator.hpp; test_bfv_mod_switch_budget.cpp checks it).
 TEST(Bfv, ModSwitchDownTheChain) {
   const uint64_t n = 4096;
   const uint64_t t = math::generate_batching_prime(17, n).value();

@@ -40,6 +40,8 @@ using Vec = std::vector<cd>;
 const SaveOptions kPlain{};
 const SaveOptions kZstd{Compression::zstd, 3, true};
 const SaveOptions kUnseeded{Compression::none, 3, false};
+// The test parameter sets are SecurityLevel::none: loading them must say so.
+const LoadOptions kInsecure{.allow_insecure_parameters = true};
 
 Parameters ckks_params(uint64_t n, std::size_t depth, std::size_t dnum,
                        SecurityLevel security = SecurityLevel::none) {
@@ -434,7 +436,7 @@ TEST(Serialization, KeySetsAndContextsRoundTrip) {
   const GaloisKeys galois = f.keygen.create_galois_keys(steps);
   const Bytes bytes = save_key_set(&f.public_key, &f.relin, &galois, kZstd);
   // The receiving side rebuilds the context from its saved parameters.
-  const ContextPtr context = load_context(save(*f.context));
+  const ContextPtr context = load_context(save(*f.context), kInsecure);
   const KeySet loaded = load_key_set(context, bytes);
   ASSERT_TRUE(loaded.public_key && loaded.relin_key && loaded.galois_keys);
   EXPECT_EQ(loaded.galois_keys->elements(), galois.elements());
@@ -478,7 +480,7 @@ TEST(Serialization, StreamsCarrySeveralObjects) {
   write_object(stream, save(f.context->parameters()));
   write_object(stream, save(f.public_key, kZstd));
   write_object(stream, save(*f.context, ct));
-  const Parameters params = load_parameters(read_object(stream));
+  const Parameters params = load_parameters(read_object(stream), kInsecure);
   const auto context = Context::create(params);
   // A context rebuilt from loaded parameters accepts objects of the original.
   const PublicKey pk = load_public_key(context, read_object(stream));
@@ -781,7 +783,7 @@ TEST(Serialization, UnusableOrNonCanonicalFieldsAreRefused) {
   Parameters zero_scale = p;
   zero_scale.scale = 0.0;
   zero_scale.plain_modulus = 65537;
-  EXPECT_NO_THROW((void)load_parameters(save(zero_scale)));
+  EXPECT_NO_THROW((void)load_parameters(save(zero_scale), kInsecure));
   EXPECT_THROW((void)load_parameters(
                    reframed_parameters(scale_offset, {0, 0, 0, 0, 0, 0, 0, 0x80}, zero_scale)),
                FormatError);
@@ -790,12 +792,12 @@ TEST(Serialization, UnusableOrNonCanonicalFieldsAreRefused) {
   EXPECT_EQ(parameter_hash(negative_zero), parameter_hash(zero_scale));
 
   // A parameter set whose context would need more tables than the caller allows.
-  LoadOptions small;
-  small.max_bytes = 128 * 1024 * primes - 1;
+  LoadOptions small = kInsecure;
+  small.max_context_bytes = context_bytes(p) - 1;
   const Bytes saved = save(p);
   EXPECT_THROW((void)load_parameters(saved, small), InvalidArgument);
   EXPECT_THROW((void)load_context(saved, small), InvalidArgument);
-  small.max_bytes += 1;
+  small.max_context_bytes += 1;
   EXPECT_NO_THROW((void)load_context(saved, small));
 }
 

@@ -20,6 +20,12 @@ uint64_t reverse_bits(uint64_t x, int bits) noexcept {
 
 namespace {
 
+// Below 2^50 the tables also hold the 52-bit Shoup constants and the double
+// copies that the IFMA and floating-point kernels read.
+bool has_52_bit_tables(uint64_t q) {
+  return q < (uint64_t{1} << 50);
+}
+
 uint64_t shoup52(uint64_t w, uint64_t q) {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(w) << 52) / q);
 }
@@ -57,7 +63,7 @@ NttTables::NttTables(uint64_t degree, const Modulus& modulus) : degree_(degree),
   log_degree_ = __builtin_ctzll(degree);
   root_ = minimal_primitive_root_of_unity(2 * degree, modulus);
   const uint64_t inv_root = modulus.inverse(root_);
-  const bool small_modulus = q < (uint64_t{1} << 50);
+  const bool small_modulus = has_52_bit_tables(q);
 
   roots_ = AlignedBuffer<uint64_t>(degree);
   roots_shoup_ = AlignedBuffer<uint64_t>(degree);
@@ -109,9 +115,27 @@ NttTables::NttTables(uint64_t degree, const Modulus& modulus) : degree_(degree),
   refresh_view();
 }
 
+std::size_t NttTables::table_bytes(uint64_t degree, uint64_t modulus) noexcept {
+  const bool small_modulus = has_52_bit_tables(modulus);
+  // roots, inverse roots and their Shoup constants (64-bit, and 52-bit below
+  // 2^50), the four double tables, the last two stages' copies (3N/4 each).
+  std::size_t words = (small_modulus ? 6 : 4) * degree + (small_modulus ? 4 : 0) * degree;
+  if (degree >= 64) words += (small_modulus ? 6 : 4) * (3 * degree / 4);
+  return words * sizeof(uint64_t);
+}
+
+std::size_t NttTables::allocated_bytes() const noexcept {
+  std::size_t words = 0;
+  for (const AlignedBuffer<uint64_t>* table :
+       {&roots_, &roots_shoup_, &inv_roots_, &inv_roots_shoup_, &roots_shoup52_,
+        &inv_roots_shoup52_, &last_stage_tables_})
+    words += table->size();
+  return (words + double_tables_.size()) * sizeof(uint64_t);
+}
+
 void NttTables::refresh_view() {
   const uint64_t q = modulus_.value();
-  const bool small_modulus = q < (uint64_t{1} << 50);
+  const bool small_modulus = has_52_bit_tables(q);
   kernels::NttTableData& d = *data_;
   d.degree = degree_;
   d.log_degree = static_cast<uint32_t>(log_degree_);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "heft/math/modulus.hpp"
+#include "heft/math/ntt_tables.hpp"
 #include "heft/ring/rns_base.hpp"
 #include "heft/util/error.hpp"
 
@@ -112,6 +113,18 @@ const ring::BaseConverter& Context::mod_down_to_next_converter(std::size_t level
                                                  ring::RnsBase::from_values(to));
   }
   return *slot;
+}
+
+std::size_t context_bytes(const Parameters& parameters) {
+  std::size_t bytes = 0;
+  for (const auto* primes : {&parameters.ciphertext_moduli, &parameters.special_moduli}) {
+    for (uint64_t q : *primes)
+      bytes += math::NttTables::table_bytes(parameters.degree, q);
+  }
+  // inv_special_product_, special_product_mod_q_ and inv_last_prime_.
+  const std::size_t levels = parameters.ciphertext_moduli.size();
+  bytes += (2 * levels + levels * (levels - 1) / 2) * sizeof(uint64_t);
+  return bytes;
 }
 
 uint64_t Context::galois_element_for_step(int64_t step) const {

@@ -20,7 +20,52 @@ int bit_size(uint64_t q) {
   return 64 - __builtin_clzll(q);
 }
 
+// "2^x" for x = log2 of a value (which may be beyond a double's range).
+std::string power_of_two_text(double log2_value) {
+  std::ostringstream out;
+  out.precision(4);
+  out << "2^" << log2_value;
+  return out.str();
+}
+
+// The CKKS rule of Parameters::validate (see parameters.hpp). The modulus is
+// summed as ckks::Evaluator sums it, so both agree at the boundary.
+void check_ckks_scale(double scale, const std::vector<uint64_t>& primes) {
+  if (scale == 0) return;  // BFV/BGV
+  double log2_modulus = 0;
+  for (uint64_t q : primes)
+    log2_modulus += std::log2(static_cast<double>(q));
+  const bool can_rescale = primes.size() >= 2;
+  // The first product's scale as the evaluator computes it (s * s: an
+  // overflow to infinity is refused too).
+  const double first_scale = can_rescale ? scale * scale : scale;
+  if (std::log2(first_scale) < log2_modulus - 1) return;
+  const std::string modulus = "the modulus " + power_of_two_text(log2_modulus);
+  const double largest = can_rescale ? (log2_modulus - 1) / 2 : log2_modulus - 1;
+  throw InvalidArgument(
+      "CKKS scale " + power_of_two_text(std::log2(scale)) +
+      (can_rescale ? " cannot survive the first multiplication: a product of two fresh "
+                     "ciphertexts, at scale " +
+                         power_of_two_text(2 * std::log2(scale)) + ", would overflow " + modulus +
+                         " of the top level"
+                   : " does not fit " + modulus + " of the one ciphertext prime") +
+      "; use a scale below 2^" + std::to_string(static_cast<int>(std::floor(largest))) +
+      ", or more or larger primes");
+}
+
 }  // namespace
+
+static_assert(kMaxRingDegree <= math::kMaxPolyDegree, "the NTT must cover every ring degree");
+
+void require_ring_degree(uint64_t degree, const char* operation) {
+  if (degree < kMinRingDegree || degree > kMaxRingDegree || (degree & (degree - 1)) != 0) {
+    const std::string prefix =
+        operation != nullptr && *operation != 0 ? std::string(operation) + ": " : "";
+    throw InvalidArgument(prefix + "ring degree N = " + std::to_string(degree) +
+                          " must be a power of two from " + std::to_string(kMinRingDegree) +
+                          " to " + std::to_string(kMaxRingDegree));
+  }
+}
 
 int Parameters::total_bits() const {
   int total = 0;
@@ -44,12 +89,14 @@ std::size_t Parameters::digit_size() const {
 }
 
 void Parameters::validate() const {
-  if (degree < 1024 || degree > math::kMaxPolyDegree || (degree & (degree - 1)) != 0) {
-    throw InvalidArgument("ring degree N = " + std::to_string(degree) +
-                          " must be a power of two from 1024 to 131072");
-  }
+  require_ring_degree(degree, "");
   if (ciphertext_moduli.empty())
     throw InvalidArgument("parameters need at least one ciphertext prime");
+  if (ciphertext_moduli.size() + special_moduli.size() > kMaxPrimeCount) {
+    throw InvalidArgument(std::to_string(ciphertext_moduli.size() + special_moduli.size()) +
+                          " primes: parameter sets hold at most " + std::to_string(kMaxPrimeCount) +
+                          " (ciphertext and special together)");
+  }
   std::set<uint64_t> seen;
   auto check_prime = [&](uint64_t q, const char* role) {
     if (q >= (uint64_t{1} << math::kMaxModulusBits) || !math::is_prime(q) ||
@@ -77,6 +124,7 @@ void Parameters::validate() const {
     throw InvalidArgument("scale " + std::to_string(scale) +
                           " must be a finite number >= 0 (0 for BFV/BGV)");
   }
+  check_ckks_scale(scale, ciphertext_moduli);
   if (secret.kind != SecretKind::uniform_ternary && secret.kind != SecretKind::sparse_ternary) {
     throw InvalidArgument("unknown secret distribution " +
                           std::to_string(static_cast<int>(secret.kind)) +
@@ -111,6 +159,9 @@ void Parameters::validate() const {
 Parameters make_parameters(uint64_t degree, const std::vector<int>& ciphertext_bits,
                            const std::vector<int>& special_bits, std::size_t dnum,
                            SecurityLevel security) {
+  // Before any prime is generated: the prime generator accepts smaller N, and
+  // validate() would then refuse them in other words.
+  require_ring_degree(degree, "make_parameters");
   Parameters params;
   params.degree = degree;
   params.dnum = dnum;

@@ -24,15 +24,6 @@ namespace serial {
 namespace {
 
 constexpr std::size_t kMaxCiphertextParts = 16;
-// Ciphertext plus special primes: far above any secure set (2^17 allows
-// about 3500 bits), and a bound on what a loaded parameter set can make a
-// context allocate.
-constexpr std::size_t kMaxPrimes = 256;
-// Bytes of NTT tables a context keeps per prime and coefficient, rounded up:
-// roots and inverse roots with their Shoup companions (32), and below 2^50
-// the 52-bit companions (16) and the double copies (32), plus the last two
-// stages' copies in the AVX-512 order (3/4 of 6 tables: 36), 116 in all.
-constexpr std::size_t kContextBytesPerCoefficient = 128;
 // Keys of a set are loaded on separate threads only when each is at least
 // this large: below it, waking the pool costs more than it saves.
 constexpr std::size_t kParallelKeyBytes = std::size_t{1} << 20;
@@ -142,8 +133,9 @@ Parameters read_parameters(ByteReader& in) {
   p.degree = in.u64("degree");
   const uint32_t levels = in.u32("prime count");
   const uint32_t specials = in.u32("special prime count");
-  if (std::size_t{levels} + specials > kMaxPrimes) {
-    throw FormatError("parameters: more than " + std::to_string(kMaxPrimes) + " primes");
+  // Checked before the primes are read: the counts alone could ask for 2^33.
+  if (std::size_t{levels} + specials > kMaxPrimeCount) {
+    throw FormatError("parameters: more than " + std::to_string(kMaxPrimeCount) + " primes");
   }
   for (uint32_t i = 0; i < levels; ++i)
     p.ciphertext_moduli.push_back(in.u64("ciphertext prime"));
@@ -465,6 +457,45 @@ Ciphertext read_ciphertext(ByteReader& in, const ContextPtr& context) {
   return ct;
 }
 
+// A parameters object, decoded, validated and held to what the caller
+// allows, all before any context is built: the hash must be the parameters'
+// own, SecurityLevel::none needs LoadOptions::allow_insecure_parameters, and
+// the context must fit LoadOptions::max_context_bytes.
+Parameters read_parameters_object(std::span<const uint8_t> bytes, const LoadOptions& options,
+                                  const char* operation) {
+  const ObjectInfo info = check_frame(bytes, options);
+  if (info.type != ObjectType::parameters) {
+    throw FormatError(std::string("expected a heft parameters object, got a ") +
+                      to_string(info.type));
+  }
+  const std::size_t max_payload = 64 + 16 * 2 * kMaxPrimeCount;
+  // The hash names the parameters themselves; it is checked after decoding.
+  const Payload payload =
+      open_frame(bytes, ObjectType::parameters, info.parameter_hash, max_payload, options);
+  ByteReader in(payload.bytes);
+  Parameters parameters = read_parameters(in);
+  if (parameter_hash(parameters) != info.parameter_hash) {
+    throw FormatError("parameters object whose hash does not match its contents");
+  }
+  if (parameters.security == SecurityLevel::none && !options.allow_insecure_parameters) {
+    throw InvalidArgument(std::string(operation) +
+                          ": these parameters have security level none (no HE Standard bound "
+                          "is checked); set LoadOptions::allow_insecure_parameters = true to "
+                          "load them anyway");
+  }
+  const std::size_t bytes_needed = context_bytes(parameters);
+  if (bytes_needed > options.max_context_bytes) {
+    throw InvalidArgument(
+        std::string(operation) +
+        ": a context for these parameters (N = " + std::to_string(parameters.degree) + ", " +
+        std::to_string(parameters.ciphertext_moduli.size() + parameters.special_moduli.size()) +
+        " primes) needs " + std::to_string(bytes_needed) +
+        " bytes of tables, above LoadOptions::max_context_bytes (" +
+        std::to_string(options.max_context_bytes) + "): raise it to load larger contexts");
+  }
+  return parameters;
+}
+
 }  // namespace serial
 
 using namespace serial;
@@ -484,11 +515,7 @@ ParameterHash parameter_hash(const Parameters& parameters) {
 // --- parameters ------------------------------------------------------------
 
 Bytes save(const Parameters& parameters, const SaveOptions& options) {
-  parameters.validate();
-  if (parameters.ciphertext_moduli.size() + parameters.special_moduli.size() > kMaxPrimes) {
-    throw InvalidArgument("save: the format holds at most " + std::to_string(kMaxPrimes) +
-                          " primes");
-  }
+  parameters.validate();  // at most kMaxPrimeCount primes, what the format holds
   ByteWriter payload = start_frame();
   write_parameters(payload, parameters);
   return finish_frame(std::move(payload), ObjectType::parameters, parameter_hash(parameters),
@@ -496,30 +523,7 @@ Bytes save(const Parameters& parameters, const SaveOptions& options) {
 }
 
 Parameters load_parameters(std::span<const uint8_t> bytes, const LoadOptions& options) {
-  const ObjectInfo info = check_frame(bytes, options);
-  if (info.type != ObjectType::parameters) {
-    throw FormatError(std::string("expected a heft parameters object, got a ") +
-                      to_string(info.type));
-  }
-  const std::size_t max_payload = 64 + 16 * 2 * kMaxPrimes;
-  // The hash names the parameters themselves; it is checked after decoding.
-  const Payload payload =
-      open_frame(bytes, ObjectType::parameters, info.parameter_hash, max_payload, options);
-  ByteReader in(payload.bytes);
-  Parameters parameters = read_parameters(in);
-  if (parameter_hash(parameters) != info.parameter_hash) {
-    throw FormatError("parameters object whose hash does not match its contents");
-  }
-  // What a context built from them would allocate, bounded like any load.
-  const std::size_t primes = parameters.ciphertext_moduli.size() + parameters.special_moduli.size();
-  const std::size_t context_bytes = saturating_multiply(
-      saturating_multiply(primes, parameters.degree), kContextBytesPerCoefficient);
-  if (context_bytes > options.max_bytes) {
-    throw InvalidArgument("these parameters need about " + std::to_string(context_bytes) +
-                          " bytes of tables, above LoadOptions::max_bytes (" +
-                          std::to_string(options.max_bytes) + "): raise it to accept them");
-  }
-  return parameters;
+  return read_parameters_object(bytes, options, "load_parameters");
 }
 
 // --- secret key --------------------------------------------------------------
@@ -731,7 +735,7 @@ Bytes save(const Context& context, const SaveOptions& options) {
 }
 
 ContextPtr load_context(std::span<const uint8_t> bytes, const LoadOptions& options) {
-  return Context::create(load_parameters(bytes, options));
+  return Context::create(read_parameters_object(bytes, options, "load_context"));
 }
 
 // --- plaintexts and ciphertexts ---------------------------------------------

@@ -5,6 +5,7 @@
 // 2N-th root of unity, so tables are reproducible.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "heft/math/modulus.hpp"
@@ -44,6 +45,15 @@ class NttTables {
   // psi^brv(k) and psi^-brv(k), k in [0, N).
   [[nodiscard]] const AlignedBuffer<uint64_t>& roots() const noexcept { return roots_; }
   [[nodiscard]] const AlignedBuffer<uint64_t>& inv_roots() const noexcept { return inv_roots_; }
+
+  // Bytes of tables the constructor allocates for (N, q), N in
+  // [kMinPolyDegree, kMaxPolyDegree]: 56 a coefficient for q >= 2^50, 116
+  // below (the 52-bit and double copies), or 32 and 80 for N < 64. What
+  // loading charges a context against LoadOptions::max_context_bytes before
+  // building it (rlwe::context_bytes).
+  [[nodiscard]] static std::size_t table_bytes(uint64_t degree, uint64_t modulus) noexcept;
+  // The bytes this object's tables hold (table_bytes of its N and q).
+  [[nodiscard]] std::size_t allocated_bytes() const noexcept;
 
   // The kernel-facing view (valid while this object lives).
   [[nodiscard]] const kernels::NttTableData& data() const noexcept { return *data_; }

@@ -97,4 +97,14 @@ class Context {
   mutable std::vector<std::unique_ptr<ring::BaseConverter>> mod_down_to_next_;  // [level]
 };
 
+// Bytes Context::create allocates up front for these (valid) parameters: the
+// NTT tables of every prime, 56 bytes a coefficient for primes of 2^50 and
+// above and 116 below (math::NttTables::table_bytes), and the rescaling
+// constants (about L^2 / 2 words). The key-switching converters are built on
+// first use and are not counted. Building takes time in proportion (every
+// table entry is computed; about 3 ns a byte on one core of the machine
+// docs/format.md names). load_parameters and load_context refuse a set whose
+// context_bytes exceed LoadOptions::max_context_bytes before building anything.
+std::size_t context_bytes(const Parameters& parameters);
+
 }  // namespace heft::rlwe

@@ -23,6 +23,22 @@
 
 namespace heft::rlwe {
 
+// The ring degrees heft's parameter sets use: the HE Standard table starts at
+// N = 1024 and the NTT stops at 2^17. validate() and make_parameters() both
+// check N against these (require_ring_degree), so they refuse the same N with
+// the same words.
+inline constexpr uint64_t kMinRingDegree = 1024;
+inline constexpr uint64_t kMaxRingDegree = uint64_t{1} << 17;
+// Throws InvalidArgument, naming `operation`, unless N is a power of two in
+// [kMinRingDegree, kMaxRingDegree].
+void require_ring_degree(uint64_t degree, const char* operation);
+
+// Ciphertext plus special primes a parameter set may have: far above any
+// secure set (N = 2^17 allows about 3500 bits, under 180 primes of 20 bits or
+// more), and what the serialization format holds. validate() refuses more, so
+// every valid set can be saved.
+inline constexpr std::size_t kMaxPrimeCount = 256;
+
 enum class SecretKind {
   uniform_ternary,  // coefficients uniform in {-1, 0, 1}
   sparse_ternary,   // exactly hamming_weight nonzero coefficients in {-1, 1}
@@ -50,15 +66,26 @@ struct Parameters {
   [[nodiscard]] std::size_t digit_size() const;
 
   // Throws InvalidArgument with the reason: N not a power of two in range,
-  // no ciphertext primes, a modulus that is not an NTT prime for N, repeated
-  // primes, dnum outside [1, L], a bad Hamming weight, a plaintext modulus out
-  // of range or sharing a factor with a prime, or a set that exceeds the HE
-  // Standard bound for its security level.
+  // no ciphertext primes, more than kMaxPrimeCount primes, a modulus that is
+  // not an NTT prime for N, repeated primes, dnum outside [1, L], a bad
+  // Hamming weight, a plaintext modulus out of range or sharing a factor with
+  // a prime, a CKKS scale that cannot survive the first multiplication (see
+  // below), or a set that exceeds the HE Standard bound for its security level.
+  //
+  // CKKS scale (scale > 0): with two or more ciphertext primes, the product of
+  // two fresh ciphertexts, at scale^2, must fit the top modulus before it is
+  // rescaled: 2 log2(scale) < log2(q_0 * ... * q_{L-1}) - 1, the evaluator's
+  // own test (ckks::Evaluator refuses any product that breaks it). With one
+  // prime there is nothing to rescale by, and a fresh value must fit:
+  // log2(scale) < log2(q_0) - 1. So a scale of 2^40 over 40- to 60-bit primes
+  // passes, and 2^70 over three 40-bit primes (a product of 2^140 over 2^120)
+  // is refused here instead of at the first square.
   void validate() const;
 };
 
 // Parameters with freshly generated distinct NTT primes of the given bit sizes
-// (ciphertext primes in order q_0, q_1, ...; then special primes).
+// (ciphertext primes in order q_0, q_1, ...; then special primes). N must be
+// a power of two from kMinRingDegree to kMaxRingDegree, as validate() says.
 Parameters make_parameters(uint64_t degree, const std::vector<int>& ciphertext_bits,
                            const std::vector<int>& special_bits, std::size_t dnum = 0,
                            SecurityLevel security = SecurityLevel::classic128);

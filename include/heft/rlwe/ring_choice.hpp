@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "heft/rlwe/parameters.hpp"
 #include "heft/rlwe/security.hpp"
 
 namespace heft::rlwe {
@@ -44,7 +45,7 @@ struct RingChoice {
 template <typename CiphertextBits>
 std::optional<RingChoice> choose_ring(std::size_t levels, int special_bits, SecurityLevel security,
                                       uint64_t min_degree, CiphertextBits ciphertext_bits) {
-  for (uint64_t degree = 1024; degree <= (uint64_t{1} << 17); degree <<= 1) {
+  for (uint64_t degree = kMinRingDegree; degree <= kMaxRingDegree; degree <<= 1) {
     if (degree < min_degree) continue;
     const int base_bits = ciphertext_bits(degree);
     RingChoice best;

@@ -14,7 +14,9 @@
 // coefficient against its prime before it builds anything, and throws
 // heft::FormatError (malformed, truncated, corrupted, wrong version or type),
 // heft::MismatchError (made under other parameters) or InvalidArgument (too
-// large for LoadOptions::max_bytes). It never returns a half-built object.
+// large for LoadOptions::max_bytes or max_context_bytes, or parameters of
+// SecurityLevel::none without LoadOptions::allow_insecure_parameters). It
+// never returns a half-built object.
 //
 // Streams: write_object() writes a saved frame, read_object() reads exactly
 // one frame back (checking its header before it reads the rest), and the
@@ -79,6 +81,19 @@ struct LoadOptions {
   // Largest object accepted, in bytes of uncompressed payload. Lengths are
   // checked against it before anything is allocated.
   std::size_t max_bytes = std::size_t{4} << 30;
+  // Parameters are a few hundred bytes that make a context of up to
+  // gigabytes, so they have a bound of their own: load_parameters and
+  // load_context refuse a set whose context would allocate more than this
+  // (rlwe::context_bytes, which building takes time in proportion to) before
+  // building anything. The default, 1 GiB, admits every parameter set at
+  // N <= 2^16 that meets a security level, and at N = 2^17 every 128-bit set
+  // whose primes average 50 bits or more (up to 70 primes); raise it to load
+  // larger contexts.
+  std::size_t max_context_bytes = std::size_t{1} << 30;
+  // Parameters with SecurityLevel::none (no HE Standard bound checked) are
+  // refused on load unless this is set: a peer cannot hand over insecure
+  // parameters to a caller who did not ask for them.
+  bool allow_insecure_parameters = false;
 };
 
 using ParameterHash = std::array<uint8_t, 32>;
@@ -101,7 +116,8 @@ ObjectInfo inspect(std::span<const uint8_t> bytes, const LoadOptions& options = 
 void write_object(std::ostream& out, std::span<const uint8_t> bytes);
 Bytes read_object(std::istream& in, const LoadOptions& options = {});
 
-// Parameter sets (loaded ones are validated like new ones: Parameters::validate).
+// Parameter sets (loaded ones are validated like new ones: Parameters::validate;
+// then held to LoadOptions::max_context_bytes and allow_insecure_parameters).
 Bytes save(const Parameters& parameters, const SaveOptions& options = {});
 Parameters load_parameters(std::span<const uint8_t> bytes, const LoadOptions& options = {});
 
@@ -133,7 +149,8 @@ using ContextPtr = std::shared_ptr<const Context>;
 KeySet load_key_set(const ContextPtr& context, std::span<const uint8_t> bytes,
                     const LoadOptions& options = {});
 
-// Contexts travel as the parameters that rebuild them.
+// Contexts travel as the parameters that rebuild them; load_context checks
+// them as load_parameters does before it builds the context.
 Bytes save(const Context& context, const SaveOptions& options = {});
 ContextPtr load_context(std::span<const uint8_t> bytes, const LoadOptions& options = {});
 SecretKey load_secret_key(const ContextPtr& context, std::span<const uint8_t> bytes,

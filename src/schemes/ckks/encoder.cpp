@@ -338,8 +338,8 @@ AlignedBuffer<double> Encoder::rounded_coefficients(std::span<const Value> value
   }
   for (std::size_t k = 0; k < values.size(); ++k) {
     if (!is_finite_value(values[k])) {
-      throw InvalidArgument("CKKS " + std::string(operation) + ": value " + std::to_string(k) +
-                            " is not finite (NaN or infinity)");
+      throw InvalidArgument("CKKS " + std::string(operation) + ": the value at index " +
+                            std::to_string(k) + " is not finite (NaN or infinity)");
     }
   }
 
