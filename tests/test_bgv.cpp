@@ -413,7 +413,7 @@ TEST(BgvEvaluator, PowerOfTwoModulusCoefficientCircuit) {
   }
 }
 
-TEST(BgvEvaluator, NoiseBudgetReachesZeroPastTheDepth) {
+TEST(BgvEvaluator, ProductPastTheDepthIsRefused) {
   const uint64_t n = 2048;
   const uint64_t t = math::generate_batching_prime(20, n).value();
   const math::Modulus tm(t);
@@ -436,12 +436,12 @@ TEST(BgvEvaluator, NoiseBudgetReachesZeroPastTheDepth) {
     budget = next;
     ASSERT_EQ(encoder.decode(f.decryptor.decrypt(ct)), x);
   }
-  // One product more than q_0 holds: budget 0, wrong result.
-  ct = f.evaluator.relinearize(f.evaluator.square(ct), f.relin_key);
-  for (auto& v : x)
-    v = tm.mul(v, v);
-  EXPECT_EQ(f.decryptor.invariant_noise_budget(ct), 0);
-  EXPECT_NE(encoder.decode(f.decryptor.decrypt(ct)), x);
+  // One product more than q_0 holds: it used to give budget 0 and a wrong
+  // result; the noise estimate refuses it, naming the operation.
+  const Ciphertext before = ct.clone();
+  heft::testing::expect_error<NoiseBudgetError>([&] { (void)f.evaluator.square(ct); },
+                                                "square: the product's estimated noise");
+  EXPECT_TRUE(ct.ct.parts[0] == before.ct.parts[0] && ct.ct.parts[1] == before.ct.parts[1]);
 }
 
 TEST(BgvEvaluator, LevelsAndCorrectionFactorsAreReconciled) {

@@ -260,13 +260,17 @@ TEST(Guide, BfvAndBgvWalkthrough) {
   auto c2 = bgv_eval.multiply(c, c, bgv_relin);    // a^2, switched down a level
   auto c4 = bgv_eval.multiply(c2, c2, bgv_relin);  // a^4
   std::vector<uint64_t> fourth = bgv_encoder.decode(bgv_decryptor.decrypt(c4));
-  // fourth starts 1, 16, 81, 256, 0, ...
+  // fourth starts 1, 16, 81, 256, 0, ...; the evaluator's noise estimate (no key
+  // needed) stays below the budget measured with the secret key:
+  double estimate = bgv_eval.estimated_noise_budget(c4);
   // ---- end guide
   const uint64_t bgv_t = bgv_context->parameters().plain_modulus;
   for (std::size_t i = 0; i < a.size(); ++i)
     EXPECT_EQ(fourth[i], (a[i] * a[i] * a[i] * a[i]) % bgv_t);
   EXPECT_EQ(fourth[4], 0u);
   EXPECT_LT(c4.level(), c.level());
+  EXPECT_GT(estimate, 0.0);
+  EXPECT_LT(estimate, bgv_decryptor.invariant_noise_budget(c4) + 1.0);
 }
 
 TEST(Guide, ErrorsWalkthrough) {

@@ -78,9 +78,10 @@ RawHeader parse_header(std::span<const uint8_t> header) {
 // The checks that need only the header (shared by check_frame and read_object).
 void check_header_start(const RawHeader& h) {
   if (h.magic != kMagic) throw FormatError("not a heft object (bad magic bytes)");
-  if (h.version != kFormatVersion) {
+  if (h.version < kOldestFormatVersion || h.version > kFormatVersion) {
     throw FormatError("heft format version " + std::to_string(h.version) +
-                      " is not supported: this build reads version " +
+                      " is not supported: this build reads versions " +
+                      std::to_string(kOldestFormatVersion) + " to " +
                       std::to_string(kFormatVersion));
   }
 }
@@ -247,6 +248,7 @@ Payload open_frame(std::span<const uint8_t> bytes, ObjectType expected, const Pa
   }
   const auto stored = bytes.subspan(kHeaderBytes, info.stored_bytes);
   Payload payload;
+  payload.version = info.version;
   if (info.compression == Compression::zstd) {
     payload.owned = decompress(stored, info.payload_bytes);
     payload.bytes = payload.owned;

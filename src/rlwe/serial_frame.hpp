@@ -13,7 +13,11 @@
 
 namespace heft::rlwe::serial {
 
-inline constexpr uint16_t kFormatVersion = 1;
+// Written: kFormatVersion. Read: kOldestFormatVersion to kFormatVersion.
+// Version 2 added the noise estimate to BGV ciphertexts (docs/format.md);
+// every other payload is the same in both.
+inline constexpr uint16_t kFormatVersion = 2;
+inline constexpr uint16_t kOldestFormatVersion = 1;
 inline constexpr std::size_t kHeaderBytes = 64;
 inline constexpr std::size_t kChecksumBytes = 8;
 
@@ -33,6 +37,7 @@ Bytes make_frame(ObjectType type, const ParameterHash& hash, std::span<const uin
 struct Payload {
   Bytes owned;
   std::span<const uint8_t> bytes;
+  uint16_t version = kFormatVersion;  // of the frame
 };
 
 // Checks magic, version, lengths, checksum, type, compression and reserved

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <span>
+#include <type_traits>
 #include <utility>
 
 #include "heft/rlwe/serialization.hpp"
@@ -37,7 +38,9 @@ Bytes save_object(ObjectType type, const Context& context, const SaveOptions& op
 
 // The shape of every load: opens a frame of `type` made under `context`'s
 // parameters, at most max_payload(*context) bytes uncompressed, runs
-// read(ByteReader&) on the payload and checks that it consumed all of it.
+// read(ByteReader&) on the payload (or read(ByteReader&, version), for a
+// payload whose layout changed between format versions) and checks that it
+// consumed all of it.
 template <typename Read>
 auto load_object(const ContextPtr& context, std::span<const uint8_t> bytes, ObjectType type,
                  std::size_t (*max_payload)(const Context&), const LoadOptions& options,
@@ -46,7 +49,13 @@ auto load_object(const ContextPtr& context, std::span<const uint8_t> bytes, Obje
   const Payload payload = open_frame(bytes, type, parameter_hash(context->parameters()),
                                      max_payload(*context), options);
   ByteReader in(payload.bytes);
-  auto object = read(in);
+  auto object = [&] {
+    if constexpr (std::is_invocable_v<Read&, ByteReader&, uint16_t>) {
+      return read(in, payload.version);
+    } else {
+      return read(in);
+    }
+  }();
   in.expect_end(to_string(type));
   return object;
 }

@@ -1,5 +1,7 @@
 // Saving and loading the objects of the exact-integer schemes: integer
-// plaintexts (BFV and BGV) and BGV ciphertexts with their correction factor.
+// plaintexts (BFV and BGV) and BGV ciphertexts with their correction factor
+// and noise estimate (format version 2; version 1 loads with the estimate
+// unknown, docs/format.md).
 // Same frame, checks and options as heft/rlwe/serialization.hpp (BFV
 // ciphertexts are rlwe::Ciphertext and use rlwe::save / rlwe::load_ciphertext).
 #pragma once

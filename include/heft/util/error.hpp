@@ -35,6 +35,15 @@ class FormatError : public InvalidArgument {
   using InvalidArgument::InvalidArgument;
 };
 
+// An operation whose result would carry more noise than its modulus can hold
+// (the BGV evaluator's noise estimate), so that it would decrypt to garbage:
+// refused instead. A subclass of InvalidArgument, as a product at a level with
+// no prime left to switch away (depth exhausted) has always been.
+class NoiseBudgetError : public InvalidArgument {
+ public:
+  using InvalidArgument::InvalidArgument;
+};
+
 // The request is valid but this CPU or build cannot honour it (e.g. an ISA level
 // the processor lacks).
 class UnsupportedError : public Error {

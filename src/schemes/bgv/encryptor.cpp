@@ -10,6 +10,7 @@
 
 #include "heft/math/modulus.hpp"
 #include "heft/ring/rns_base.hpp"
+#include "heft/schemes/bgv/noise_model.hpp"
 #include "heft/schemes/plaintext_lift.hpp"
 #include "heft/util/error.hpp"
 #include "ring/multiword.hpp"
@@ -90,13 +91,15 @@ Encryptor::Encryptor(const rlwe::PublicKey& public_key)
         "BGV encryption needs a public key with errors scaled by t: make it with "
         "bgv::make_key_generator");
   }
+  fresh_noise_log2_ = NoiseModel(*context_).fresh(true);
 }
 
 Encryptor::Encryptor(const rlwe::SecretKey& secret_key)
     : context_(secret_key.context()),
       encryptor_(secret_key, secret_key.context()
                                  ? plain_modulus(*secret_key.context())
-                                 : throw InvalidArgument("Encryptor: the secret key is empty")) {}
+                                 : throw InvalidArgument("Encryptor: the secret key is empty")),
+      fresh_noise_log2_(NoiseModel(*context_).fresh(false)) {}
 
 Ciphertext Encryptor::encrypt(const schemes::IntegerPlaintext& plain,
                               std::optional<std::size_t> level) const {
@@ -109,7 +112,7 @@ Ciphertext Encryptor::encrypt(const schemes::IntegerPlaintext& plain,
   rlwe::Plaintext lifted;
   // Coefficient form: encryption adds it to the error before one transform.
   lifted.poly = schemes::lift_centered(*context_, plain, l, ring::Form::coefficient);
-  return Ciphertext{encryptor_.encrypt(lifted), 1};
+  return Ciphertext{encryptor_.encrypt(lifted), 1, fresh_noise_log2_};
 }
 
 Decryptor::Decryptor(const rlwe::SecretKey& secret_key)

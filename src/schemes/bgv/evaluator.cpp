@@ -3,6 +3,8 @@
 #include "heft/schemes/bgv/evaluator.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "heft/schemes/bgv/encryptor.hpp"
 #include "heft/schemes/plaintext_lift.hpp"
 #include "heft/util/error.hpp"
+#include "schemes/bgv/reconciliation.hpp"
 
 namespace heft::bgv {
 
@@ -21,7 +24,8 @@ Evaluator::Evaluator(std::shared_ptr<const rlwe::Context> context, ModSwitchMode
     : context_(std::move(context)),
       mode_(mode),
       t_(context_ ? plain_modulus(*context_)
-                  : throw InvalidArgument("bgv::Evaluator needs a context")) {
+                  : throw InvalidArgument("bgv::Evaluator needs a context")),
+      noise_(*context_) {
   // An enum value cast from an integer the enum does not name would take
   // the automatic path in some operations and the manual one in others.
   if (mode_ != ModSwitchMode::automatic && mode_ != ModSwitchMode::manual) {
@@ -33,6 +37,41 @@ Evaluator::Evaluator(std::shared_ptr<const rlwe::Context> context, ModSwitchMode
 void Evaluator::check(const Ciphertext& a, const char* operation) const {
   rlwe::check_ciphertext(*context_, a.ct, operation);
   check_correction(a.correction, t_.value(), operation);
+}
+
+namespace {
+
+std::string bits(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", value);
+  return text;
+}
+
+}  // namespace
+
+double Evaluator::estimated_noise_budget(const Ciphertext& a) const {
+  check(a, "estimated_noise_budget");
+  return noise_.budget(a.noise_log2, a.level());
+}
+
+std::string Evaluator::budget_message(double noise, std::size_t level, const char* operation,
+                                      const char* what) const {
+  if (!(noise < kUnknownNoise)) {
+    return std::string(operation) +
+           ": an operand has no noise estimate (a ciphertext built by hand or loaded from "
+           "format version 1); set its noise_log2 (noise_model.hpp)";
+  }
+  return std::string(operation) + ": " + what + "'s estimated noise, 2^" + bits(noise) +
+         ", reaches what level " + std::to_string(level) + " can decrypt, 2^" +
+         bits(noise_.limit(level)) + " (estimated budget " + bits(noise_.budget(noise, level)) +
+         " bits): it would decrypt wrongly; use larger parameters or a shallower circuit";
+}
+
+void Evaluator::require_budget(double noise, std::size_t level, const char* operation,
+                               const char* what) const {
+  if (!(noise < noise_.limit(level))) {
+    throw NoiseBudgetError(budget_message(noise, level, operation, what));
+  }
 }
 
 void Evaluator::check_key(const rlwe::KeySwitchKey& key, const char* operation) const {
@@ -54,6 +93,7 @@ void Evaluator::multiply_by_constant(Ciphertext& a, uint64_t value) const {
     part.multiply_scalar(magnitude);
     if (negative) part.negate();
   }
+  a.noise_log2 += std::log2(static_cast<double>(std::max<uint64_t>(magnitude, 1)));
 }
 
 void Evaluator::mod_switch_inplace(Ciphertext& a) const {
@@ -64,6 +104,7 @@ void Evaluator::mod_switch_inplace(Ciphertext& a) const {
   rlwe::divide_by_last_prime(*context_, a.ct.parts, a.ct.parts, t_.value());
   // The correction multiplies the plaintext back.
   a.correction = t_.mul(a.correction, t_.reduce(last.value()));
+  a.noise_log2 = noise_.mod_switched(a.noise_log2, level, a.size());
 }
 
 void Evaluator::require_alignable(const Ciphertext& a, const Ciphertext& b,
@@ -83,37 +124,46 @@ void Evaluator::align(Ciphertext& a, Ciphertext& b, const char* operation) const
     mod_switch_inplace(high);
 }
 
-std::pair<const Ciphertext*, const Ciphertext*> Evaluator::at_common_level(
-    const Ciphertext& a, const Ciphertext& b, std::optional<Ciphertext>& storage,
-    const char* operation) const {
-  if (a.level() == b.level()) return {&a, &b};
-  require_alignable(a, b, operation);
-  const bool a_higher = a.level() > b.level();
-  Ciphertext& switched = storage.emplace((a_higher ? a : b).clone());
-  while (switched.level() > std::min(a.level(), b.level()))
-    mod_switch_inplace(switched);
-  const Ciphertext* low = a_higher ? &b : &a;
-  return a_higher ? std::pair{static_cast<const Ciphertext*>(&switched), low}
-                  : std::pair{low, static_cast<const Ciphertext*>(&switched)};
+std::pair<const Ciphertext*, const Ciphertext*> Evaluator::at_level(
+    const Ciphertext& a, const Ciphertext& b, std::size_t level,
+    std::array<std::optional<Ciphertext>, 2>& storage) const {
+  const auto lowered = [&](const Ciphertext& x, std::optional<Ciphertext>& slot) {
+    if (x.level() == level) return &x;
+    Ciphertext& switched = slot.emplace(x.clone());
+    while (switched.level() > level)
+      mod_switch_inplace(switched);
+    return static_cast<const Ciphertext*>(&switched);
+  };
+  const Ciphertext* low_a = lowered(a, storage[0]);
+  return {low_a, &a == &b ? low_a : lowered(b, storage[1])};
 }
 
-Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
-  check(a, "add");
-  check(b, "add");
-  Ciphertext x = a.clone(), y = b.clone();
-  align(x, y, "add");
-  if (x.correction != y.correction) {
-    // y * (c_y / c_x) carries y's message under x's correction factor.
-    multiply_by_constant(y, t_.mul(y.correction, t_.inverse(x.correction)));
-  }
+Ciphertext Evaluator::sum(Ciphertext x, Ciphertext y, const char* operation) const {
+  align(x, y, operation);
+  // Small factors x, y with x / c_x = y / c_y mod t (reconciliation.hpp):
+  // about sqrt(t) each instead of one factor up to t.
+  const detail::Reconciliation plan =
+      detail::reconcile(t_, x.correction, x.noise_log2, y.correction, y.noise_log2);
+  require_budget(plan.noise_log2, x.level(), operation);
+  if (plan.x != 1) multiply_by_constant(x, plan.x);
+  if (plan.y != 1) multiply_by_constant(y, plan.y);
+  x.correction = plan.correction;
+  x.noise_log2 = plan.noise_log2;
   if (x.size() < y.size()) std::swap(x.ct.parts, y.ct.parts);
   for (std::size_t i = 0; i < y.size(); ++i)
     x.ct.parts[i] += y.ct.parts[i];
   return x;
 }
 
+Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
+  check(a, "add");
+  check(b, "add");
+  return sum(a.clone(), b.clone(), "add");
+}
+
 Ciphertext Evaluator::negate(const Ciphertext& a) const {
   check(a, "negate");
+  require_budget(a.noise_log2, a.level(), "negate");
   Ciphertext out = a.clone();
   for (auto& part : out.ct.parts)
     part.negate();
@@ -123,7 +173,10 @@ Ciphertext Evaluator::negate(const Ciphertext& a) const {
 Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
   check(a, "sub");
   check(b, "sub");
-  return add(a, negate(b));
+  Ciphertext negated = b.clone();
+  for (auto& part : negated.ct.parts)
+    part.negate();
+  return sum(a.clone(), std::move(negated), "sub");
 }
 
 Ciphertext Evaluator::add_plain(const Ciphertext& a, const schemes::IntegerPlaintext& p) const {
@@ -139,9 +192,22 @@ Ciphertext Evaluator::add_plain_as(const Ciphertext& a, const schemes::IntegerPl
   const uint64_t inverse = t_.inverse(a.correction);
   for (auto& v : scaled.coefficients)
     v = t_.mul(v, inverse);
+  const double noise = log2_sum(a.noise_log2, std::log2(centered_l1_norm(scaled)));
+  require_budget(noise, a.level(), operation);
   Ciphertext out = a.clone();
   out.ct.parts[0] += schemes::lift_centered(*context_, scaled, a.level());
+  out.noise_log2 = noise;
   return out;
+}
+
+double Evaluator::centered_l1_norm(const schemes::IntegerPlaintext& p) const {
+  // ||p||^can <= ||p||_1 (noise_model.hpp); at least 1, so that its log2 is
+  // finite (a bound may be loose).
+  const uint64_t half = t_.value() / 2;
+  double norm = 0;
+  for (uint64_t v : p.coefficients)
+    norm += static_cast<double>(v > half ? t_.value() - v : v);
+  return std::max(norm, 1.0);
 }
 
 Ciphertext Evaluator::sub_plain(const Ciphertext& a, const schemes::IntegerPlaintext& p) const {
@@ -168,6 +234,9 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, uint64_t value) const
     throw InvalidArgument("multiply_scalar: " + std::to_string(value) +
                           " is not below t = " + std::to_string(t_.value()));
   }
+  const uint64_t magnitude = std::min(value, t_.value() - value);
+  require_budget(a.noise_log2 + std::log2(static_cast<double>(std::max<uint64_t>(magnitude, 1))),
+                 a.level(), "multiply_scalar");
   Ciphertext out = a.clone();
   multiply_by_constant(out, value);
   return out;
@@ -177,10 +246,13 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a,
                                      const schemes::IntegerPlaintext& p) const {
   check(a, "multiply_plain");
   check_plaintext(*context_, p, "multiply_plain");
+  const double noise = a.noise_log2 + std::log2(centered_l1_norm(p));
+  require_budget(noise, a.level(), "multiply_plain");
   const ring::RnsPoly m = schemes::lift_centered(*context_, p, a.level());
   Ciphertext out = a.clone();
   for (auto& part : out.ct.parts)
     part *= m;
+  out.noise_log2 = noise;
   return out;
 }
 
@@ -196,26 +268,74 @@ rlwe::Ciphertext tensor(const rlwe::Ciphertext& a, const rlwe::Ciphertext& b) {
 
 }  // namespace
 
-Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
-  check(a, "multiply");
-  check(b, "multiply");
+std::size_t Evaluator::product_level(const Ciphertext& a, const Ciphertext& b, bool relinearize,
+                                     const char* operation) const {
+  const std::size_t common = std::min(a.level(), b.level());
+  if (mode_ == ModSwitchMode::manual) {
+    require_budget(a.noise_log2 + b.noise_log2, common, operation, "the product");
+    return common;
+  }
+  // Automatic mode: the product at `level`, switched to level - 1 (fused
+  // with relinearization when there is a key). If the estimate refuses it,
+  // switching both operands down first lowers their noise to about the
+  // switching floor, which can leave the product room a level lower.
+  double noise_a = a.noise_log2, noise_b = b.noise_log2;
+  for (std::size_t l = a.level(); l > common; --l)
+    noise_a = noise_.mod_switched(noise_a, l, a.size());
+  for (std::size_t l = b.level(); l > common; --l)
+    noise_b = noise_.mod_switched(noise_b, l, b.size());
+  const double first_noise_a = noise_a, first_noise_b = noise_b;
+  const auto result_noise = [&](double tensor, std::size_t level) {
+    return relinearize ? noise_.key_switched_and_divided(tensor, level)
+                       : noise_.mod_switched(tensor, level, 3);
+  };
+  for (std::size_t level = common;; --level) {
+    const double tensor = noise_a + noise_b;
+    if (tensor < noise_.limit(level) && result_noise(tensor, level) < noise_.limit(level - 1)) {
+      return level;
+    }
+    if (level == 1) break;
+    noise_a = noise_.mod_switched(noise_a, level, 2);
+    noise_b = noise_.mod_switched(noise_b, level, 2);
+  }
+  // Refused at every level: name the estimate at the operands' common level.
+  const double tensor = first_noise_a + first_noise_b;
+  const bool tensor_fits = tensor < noise_.limit(common);
+  throw NoiseBudgetError(budget_message(tensor_fits ? result_noise(tensor, common) : tensor,
+                                        tensor_fits ? common - 1 : common, operation,
+                                        "the product") +
+                         " (switching the operands down first does not help either)");
+}
+
+Ciphertext Evaluator::product(const Ciphertext& a, const Ciphertext& b,
+                              const char* operation) const {
+  check(a, operation);
+  check(b, operation);
   if (a.size() != 2 || b.size() != 2) {
-    throw InvalidArgument("multiply: operands must have 2 parts; relinearize first");
+    throw InvalidArgument(std::string(operation) +
+                          ": operands must have 2 parts; relinearize first");
   }
   if (mode_ == ModSwitchMode::automatic && std::min(a.level(), b.level()) == 0) {
-    throw InvalidArgument(
-        "multiply: depth exhausted (operand at level 0, no prime left to switch away); use "
-        "larger parameters");
+    throw InvalidArgument(std::string(operation) +
+                          ": depth exhausted (operand at level 0, no prime left to switch "
+                          "away); use larger parameters");
   }
-  std::optional<Ciphertext> switched;
-  const auto [x, y] = at_common_level(a, b, switched, "multiply");
-  Ciphertext out{tensor(x->ct, y->ct), t_.mul(x->correction, y->correction)};
+  require_alignable(a, b, operation);
+  const std::size_t level = product_level(a, b, false, operation);
+  std::array<std::optional<Ciphertext>, 2> switched;
+  const auto [x, y] = at_level(a, b, level, switched);
+  Ciphertext out{tensor(x->ct, y->ct), t_.mul(x->correction, y->correction),
+                 x->noise_log2 + y->noise_log2};
   if (mode_ == ModSwitchMode::automatic) mod_switch_inplace(out);
   return out;
 }
 
+Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
+  return product(a, b, "multiply");
+}
+
 Ciphertext Evaluator::square(const Ciphertext& a) const {
-  return multiply(a, a);
+  return product(a, a, "square");
 }
 
 Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key) const {
@@ -226,33 +346,46 @@ Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key
     throw InvalidArgument("relinearize: needs a 3-part ciphertext, got " +
                           std::to_string(a.size()));
   }
+  const double noise = noise_.key_switched(a.noise_log2, a.level());
+  require_budget(noise, a.level(), "relinearize");
   // The t-aware key switch keeps the message: d0 + d1 s = c2 s^2 + t e.
   auto d =
       rlwe::switch_key_and_add(*context_, a.ct.parts[2], key.key, a.ct.parts[0], a.ct.parts[1]);
   Ciphertext out;
   out.correction = a.correction;
+  out.noise_log2 = noise;
   out.ct.parts.push_back(std::move(d[0]));
   out.ct.parts.push_back(std::move(d[1]));
   return out;
 }
 
-Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
-                               const rlwe::RelinKey& key) const {
-  check(a, "multiply");
-  check(b, "multiply");
-  rlwe::check_relin_key(*context_, key, "multiply");
-  check_key(key.key, "multiply");
-  if (mode_ == ModSwitchMode::manual) return relinearize(multiply(a, b), key);
+Ciphertext Evaluator::relinearized_product(const Ciphertext& a, const Ciphertext& b,
+                                           const rlwe::RelinKey& key, const char* operation) const {
+  check(a, operation);
+  check(b, operation);
+  rlwe::check_relin_key(*context_, key, operation);
+  check_key(key.key, operation);
   if (a.size() != 2 || b.size() != 2) {
-    throw InvalidArgument("multiply: operands must have 2 parts; relinearize first");
+    throw InvalidArgument(std::string(operation) +
+                          ": operands must have 2 parts; relinearize first");
+  }
+  if (mode_ == ModSwitchMode::manual) {
+    require_alignable(a, b, operation);
+    // Both steps' estimates, before either is computed, under this name.
+    const double tensor_noise = a.noise_log2 + b.noise_log2;
+    require_budget(tensor_noise, a.level(), operation, "the product");
+    require_budget(noise_.key_switched(tensor_noise, a.level()), a.level(), operation,
+                   "the product");
+    return relinearize(product(a, b, operation), key);
   }
   if (std::min(a.level(), b.level()) == 0) {
-    throw InvalidArgument(
-        "multiply: depth exhausted (operand at level 0, no prime left to switch away); use "
-        "larger parameters");
+    throw InvalidArgument(std::string(operation) +
+                          ": depth exhausted (operand at level 0, no prime left to switch "
+                          "away); use larger parameters");
   }
-  std::optional<Ciphertext> switched;
-  const auto [x, y] = at_common_level(a, b, switched, "multiply");
+  const std::size_t level = product_level(a, b, true, operation);
+  std::array<std::optional<Ciphertext>, 2> switched;
+  const auto [x, y] = at_level(a, b, level, switched);
   // Relinearize and switch down in one step (rlwe::switch_key_and_divide,
   // with the key's error scale t), so the key-switching noise is divided too
   // and Q_(l-1) is transformed once: the parts become
@@ -266,11 +399,17 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
   out.ct.parts.push_back(std::move(c0));
   out.ct.parts.push_back(std::move(c1));
   out.correction = t_.mul(t_.mul(x->correction, y->correction), t_.reduce(last.value()));
+  out.noise_log2 = noise_.key_switched_and_divided(x->noise_log2 + y->noise_log2, level);
   return out;
 }
 
+Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
+                               const rlwe::RelinKey& key) const {
+  return relinearized_product(a, b, key, "multiply");
+}
+
 Ciphertext Evaluator::square(const Ciphertext& a, const rlwe::RelinKey& key) const {
-  return multiply(a, a, key);
+  return relinearized_product(a, a, key, "square");
 }
 
 void Evaluator::check_galois_operands(const Ciphertext& a, const rlwe::GaloisKeys& keys,
@@ -288,12 +427,19 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
                                    const rlwe::GaloisKeys& keys, const char* operation,
                                    std::optional<int64_t> step) const {
   check_galois_operands(a, keys, operation);
-  if (galois_element == 1) return a.clone();  // the identity, after the same checks
+  if (galois_element == 1) {  // the identity, after the same checks
+    require_budget(a.noise_log2, a.level(), operation);
+    return a.clone();
+  }
   const rlwe::KeySwitchKey& key = keys.at(galois_element, operation, step);
   check_key(key, operation);
+  // The automorphism keeps the canonical norm; key switching adds its noise.
+  const double noise = noise_.key_switched(a.noise_log2, a.level());
+  require_budget(noise, a.level(), operation);
   auto rotated = rlwe::apply_galois(*context_, a.ct.parts[0], a.ct.parts[1], key);
   Ciphertext out;
   out.correction = a.correction;
+  out.noise_log2 = noise;
   out.ct.parts.push_back(std::move(rotated[0]));
   out.ct.parts.push_back(std::move(rotated[1]));
   return out;
@@ -308,7 +454,10 @@ Ciphertext Evaluator::rotate_rows(const Ciphertext& a, int64_t step,
       rlwe::plan_rotation(*context_, keys, step, context_->degree() / 2, "rotate_rows");
   for (const uint64_t g : plan)
     check_key(keys.at(g), "rotate_rows");
-  if (plan.empty()) return a.clone();
+  if (plan.empty()) {  // a multiple of the row length: the identity
+    require_budget(a.noise_log2, a.level(), "rotate_rows");
+    return a.clone();
+  }
   Ciphertext out = apply_galois(a, plan[0], keys, "rotate_rows", step);
   for (std::size_t i = 1; i < plan.size(); ++i)
     out = apply_galois(out, plan[i], keys, "rotate_rows", step);
@@ -326,6 +475,7 @@ Ciphertext Evaluator::mod_switch(const Ciphertext& a) const {
   }
   Ciphertext out = a.clone();
   mod_switch_inplace(out);
+  require_budget(out.noise_log2, out.level(), "mod_switch");
   return out;
 }
 
@@ -338,6 +488,7 @@ Ciphertext Evaluator::mod_switch_to(const Ciphertext& a, std::size_t level) cons
   Ciphertext out = a.clone();
   while (out.level() > level)
     mod_switch_inplace(out);
+  require_budget(out.noise_log2, out.level(), "mod_switch_to");
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include "heft/schemes/serialization.hpp"
 
 #include <bit>
+#include <cmath>
 #include <numeric>
 #include <string>
 
@@ -80,15 +81,22 @@ IntegerPlaintext load_integer_plaintext(const rlwe::ContextPtr& context,
 
 namespace bgv {
 
-// Payload: the RLWE ciphertext payload, then u64 correction factor.
+// Payload: the RLWE ciphertext payload, u64 correction factor, then (from
+// format version 2) f64 noise estimate: finite, or +infinity for unknown.
 rlwe::Bytes save(const rlwe::Context& context, const Ciphertext& ciphertext,
                  const rlwe::SaveOptions& options) {
   const uint64_t t = require_plain_modulus(context, "save");
   check_correction(ciphertext.correction, t, "save");
+  // NaN (set by hand) means unknown, as infinity does: one encoding for it.
+  const double noise = std::isnan(ciphertext.noise_log2) ? kUnknownNoise : ciphertext.noise_log2;
+  if (noise == -kUnknownNoise) {
+    throw InvalidArgument("save: the ciphertext's noise estimate is -infinity");
+  }
   return rlwe::serial::save_object(
       rlwe::ObjectType::bgv_ciphertext, context, options, [&](ByteWriter& out) {
         rlwe::serial::write_ciphertext(out, context, ciphertext.ct, options.seeded);
         out.u64(ciphertext.correction);
+        out.f64(noise);
       });
 }
 
@@ -97,15 +105,22 @@ Ciphertext load_ciphertext(const rlwe::ContextPtr& context, std::span<const uint
   rlwe::serial::require_context(context, "bgv::load_ciphertext");
   const uint64_t t = require_plain_modulus(*context, "bgv::load_ciphertext");
   const auto max_payload = [](const rlwe::Context& c) {
-    return rlwe::serial::max_ciphertext_payload(c) + 8;
+    return rlwe::serial::max_ciphertext_payload(c) + 16;
   };
   return rlwe::serial::load_object(
-      context, bytes, rlwe::ObjectType::bgv_ciphertext, +max_payload, options, [&](ByteReader& in) {
+      context, bytes, rlwe::ObjectType::bgv_ciphertext, +max_payload, options,
+      [&](ByteReader& in, uint16_t version) {
         Ciphertext ct;
         ct.ct = rlwe::serial::read_ciphertext(in, context);
         ct.correction = in.u64("correction factor");
         if (ct.correction == 0 || ct.correction >= t || std::gcd(ct.correction, t) != 1) {
           throw FormatError("BGV ciphertext: the correction factor is not invertible mod t");
+        }
+        // Version 1 had no estimate: unknown, so the evaluator will not
+        // compute on it until one is set (decryption does not need it).
+        ct.noise_log2 = version < 2 ? kUnknownNoise : in.f64("noise estimate");
+        if (std::isnan(ct.noise_log2) || ct.noise_log2 == -kUnknownNoise) {
+          throw FormatError("BGV ciphertext: the noise estimate is NaN or -infinity");
         }
         return ct;
       });

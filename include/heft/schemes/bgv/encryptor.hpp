@@ -51,7 +51,8 @@ class Encryptor {
   explicit Encryptor(const rlwe::SecretKey& secret_key);
 
   // (b u + t e0 + m, a u + t e1), or (-a s + t e + m, a) with the secret key,
-  // at `level` (default: the top level). Throws InvalidArgument for a bad
+  // at `level` (default: the top level), with the noise estimate of a fresh
+  // ciphertext (noise_model.hpp). Throws InvalidArgument for a bad
   // plaintext or level.
   [[nodiscard]] Ciphertext encrypt(const schemes::IntegerPlaintext& plain,
                                    std::optional<std::size_t> level = std::nullopt) const;
@@ -59,6 +60,7 @@ class Encryptor {
  private:
   std::shared_ptr<const rlwe::Context> context_;
   rlwe::Encryptor encryptor_;
+  double fresh_noise_log2_ = 0;
 };
 
 class Decryptor {
@@ -76,7 +78,8 @@ class Decryptor {
   // SECURITY: this uses the secret key on the ciphertext. Computed on
   // ciphertexts that others made or modified and revealed to them, it leaks
   // information about the key (the error is a function of s); use it only to
-  // size parameters on one's own ciphertexts.
+  // size parameters on one's own ciphertexts. Evaluator::estimated_noise_budget
+  // bounds it from below without the key.
   [[nodiscard]] int invariant_noise_budget(const Ciphertext& ct) const;
 
  private:

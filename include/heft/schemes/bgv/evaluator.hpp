@@ -13,24 +13,42 @@
 // exhausted). Operands at different levels are brought to the lower one. In
 // ModSwitchMode::manual the caller switches with mod_switch(), operands at
 // different levels are refused, and products at level 0 are allowed.
-// Operands with different correction factors are reconciled in both modes by
-// multiplying one of them by a constant mod t.
+// Operands with different correction factors c_a, c_b are reconciled in both
+// modes by adding x a + y b with small x, y such that x / c_a = y / c_b mod t
+// (about sqrt(t) each, chosen by the extended Euclidean algorithm and weighed
+// by the operands' noise; src/schemes/bgv/reconciliation.hpp): it costs about
+// half of log2 t bits of noise, where multiplying one operand by c_b / c_a
+// cost up to log2 t.
+//
+// Noise estimate: every result carries a bound on its noise
+// (Ciphertext::noise_log2, noise_model.hpp), and an operation whose result
+// the bound says would not decrypt, or whose operand has no estimate, is
+// refused with NoiseBudgetError naming the operation and the estimate,
+// before anything is computed. In automatic mode a product that would be
+// refused at the operands' level is made a level lower (or more) when
+// switching both operands down first brings it under the limit; switching
+// never helps additions, plaintext products or rotations (it divides noise
+// and modulus alike), so those are refused.
 //
 // Every operation validates its operands (MismatchError for another context,
 // other levels in manual mode, or keys not made with error scale t;
-// InvalidArgument for bad plaintexts, missing keys, exhausted depth) and
-// leaves them unchanged.
+// InvalidArgument for bad plaintexts, missing keys, exhausted depth;
+// NoiseBudgetError, a kind of InvalidArgument, for exhausted noise budget)
+// and leaves them unchanged.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "heft/rlwe/context.hpp"
 #include "heft/rlwe/keys.hpp"
 #include "heft/schemes/batch_encoder.hpp"
 #include "heft/schemes/bgv/ciphertext.hpp"
+#include "heft/schemes/bgv/noise_model.hpp"
 
 namespace heft::bgv {
 
@@ -46,6 +64,12 @@ class Evaluator {
     return context_;
   }
   [[nodiscard]] ModSwitchMode mode() const noexcept { return mode_; }
+  [[nodiscard]] const NoiseModel& noise_model() const noexcept { return noise_; }
+
+  // log2(Q_level / 2) - a.noise_log2: bits of noise budget the estimate
+  // leaves (at most the measured Decryptor::invariant_noise_budget, in
+  // practice; kUnknownNoise gives -infinity). Needs no secret key.
+  [[nodiscard]] double estimated_noise_budget(const Ciphertext& a) const;
 
   [[nodiscard]] Ciphertext add(const Ciphertext& a, const Ciphertext& b) const;
   [[nodiscard]] Ciphertext sub(const Ciphertext& a, const Ciphertext& b) const;
@@ -94,12 +118,35 @@ class Evaluator {
   void require_alignable(const Ciphertext& a, const Ciphertext& b, const char* operation) const;
   // Switches the higher of a and b down to the other's level (automatic mode).
   void align(Ciphertext& a, Ciphertext& b, const char* operation) const;
-  // a and b at one level without copying them when they already agree: the
-  // pair points at a and b, or at the higher one's switched copy held in
-  // `storage` (automatic mode; manual mode throws as align does).
-  std::pair<const Ciphertext*, const Ciphertext*> at_common_level(
-      const Ciphertext& a, const Ciphertext& b, std::optional<Ciphertext>& storage,
-      const char* operation) const;
+  // a and b switched down to `level` (at or below both), without copying
+  // one already there: the pair points at it or at its switched copy, held
+  // in `storage`.
+  std::pair<const Ciphertext*, const Ciphertext*> at_level(
+      const Ciphertext& a, const Ciphertext& b, std::size_t level,
+      std::array<std::optional<Ciphertext>, 2>& storage) const;
+  // x + y (own copies), brought to one level and one correction factor;
+  // errors name `operation` (add, sub).
+  [[nodiscard]] Ciphertext sum(Ciphertext x, Ciphertext y, const char* operation) const;
+  // The level at which multiply makes the tensor product of a and b: their
+  // common level, or in automatic mode a lower one where the noise estimate
+  // accepts it (see the file comment); NoiseBudgetError if none.
+  std::size_t product_level(const Ciphertext& a, const Ciphertext& b, bool relinearize,
+                            const char* operation) const;
+  // multiply / square, with errors naming `operation`.
+  [[nodiscard]] Ciphertext product(const Ciphertext& a, const Ciphertext& b,
+                                   const char* operation) const;
+  [[nodiscard]] Ciphertext relinearized_product(const Ciphertext& a, const Ciphertext& b,
+                                                const rlwe::RelinKey& key,
+                                                const char* operation) const;
+  // NoiseBudgetError naming `operation` unless `noise` is below what `level`
+  // can decrypt; `what` names the estimated ciphertext in the message.
+  void require_budget(double noise, std::size_t level, const char* operation,
+                      const char* what = "the result") const;
+  [[nodiscard]] std::string budget_message(double noise, std::size_t level, const char* operation,
+                                           const char* what) const;
+  // Sum of the centered magnitudes of p's coefficients (at least 1): a bound
+  // on its canonical norm.
+  [[nodiscard]] double centered_l1_norm(const schemes::IntegerPlaintext& p) const;
   void mod_switch_inplace(Ciphertext& a) const;
   void multiply_by_constant(Ciphertext& a, uint64_t value) const;
   // a is a 2-part ciphertext and keys belong to this context (errors naming
@@ -114,6 +161,7 @@ class Evaluator {
   std::shared_ptr<const rlwe::Context> context_;
   ModSwitchMode mode_;
   math::Modulus t_;
+  NoiseModel noise_;
 };
 
 }  // namespace heft::bgv
