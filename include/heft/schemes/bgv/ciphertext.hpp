@@ -10,11 +10,12 @@
 
 #include <cstdint>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/ciphertext.hpp"
 
 namespace heft::bgv {
 
-struct Ciphertext {
+struct HEFT_EXPORT Ciphertext {
   rlwe::Ciphertext ct;      // parts in NTT form
   uint64_t correction = 1;  // in [1, t), invertible mod t
 
