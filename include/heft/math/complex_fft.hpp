@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 
+#include "heft/export.hpp"
 #include "heft/math/kernels.hpp"
 
 namespace heft::math {
@@ -26,14 +27,14 @@ namespace heft::math {
 // The decimation-in-time stages h = 1, 2, ..., n / 2 on n = values.size()
 // values (a power of two; the input in bit-reversed order for a transform
 // in natural order): (x, y) -> (x + w y, x - w y). twiddles needs n entries.
-void fft_forward_stages(std::span<std::complex<double>> values,
-                        std::span<const std::complex<double>> twiddles,
-                        std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void fft_forward_stages(std::span<std::complex<double>> values,
+                                    std::span<const std::complex<double>> twiddles,
+                                    std::optional<Isa> isa = std::nullopt);
 
 // The decimation-in-frequency stages h = n / 2, ..., 1: (x, y) -> (x + y,
 // w (x - y)). twiddles needs n entries.
-void fft_inverse_stages(std::span<std::complex<double>> values,
-                        std::span<const std::complex<double>> twiddles,
-                        std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void fft_inverse_stages(std::span<std::complex<double>> values,
+                                    std::span<const std::complex<double>> twiddles,
+                                    std::optional<Isa> isa = std::nullopt);
 
 }  // namespace heft::math

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/math/modulus.hpp"
 #include "heft/math/ntt_tables.hpp"
 
@@ -33,24 +34,24 @@ namespace heft::math {
 
 enum class Isa { scalar = 0, avx2 = 1, avx512 = 2, ifma = 3 };
 
-const char* to_string(Isa isa) noexcept;
+HEFT_EXPORT const char* to_string(Isa isa) noexcept;
 // Parses "scalar", "avx2", "avx512" or "ifma"; throws InvalidArgument otherwise.
-Isa parse_isa(std::string_view name);
+HEFT_EXPORT Isa parse_isa(std::string_view name);
 
 // Whether this CPU (and OS) can run the level.
-bool isa_supported(Isa isa) noexcept;
+HEFT_EXPORT bool isa_supported(Isa isa) noexcept;
 // The best level this CPU supports.
-Isa best_supported_isa() noexcept;
+HEFT_EXPORT Isa best_supported_isa() noexcept;
 // Every supported level, lowest first.
-std::vector<Isa> supported_isas();
+HEFT_EXPORT std::vector<Isa> supported_isas();
 // The level kernels currently use.
-Isa active_isa();
+HEFT_EXPORT Isa active_isa();
 // Forces a level; throws UnsupportedError if the CPU lacks it.
-void set_isa(Isa isa);
+HEFT_EXPORT void set_isa(Isa isa);
 
 // A level that can run for modulus q, or an error: `ifma` needs q < 2^50.
 // Used when a caller pins a level explicitly.
-void check_isa_fits(Isa isa, const Modulus& q);
+HEFT_EXPORT void check_isa_fits(Isa isa, const Modulus& q);
 
 // NTT of one polynomial of length tables.degree() modulo tables.modulus().
 // Forward: input in natural order, each value in [0, 4q); output in
@@ -58,80 +59,87 @@ void check_isa_fits(Isa isa, const Modulus& q);
 // output natural in [0, q). The explicit-Isa overloads are for tests and
 // benchmarks; they refuse a level the CPU lacks (ifma takes every modulus
 // here, as above).
-void ntt_forward(std::span<uint64_t> values, const NttTables& tables);
-void ntt_inverse(std::span<uint64_t> values, const NttTables& tables);
+HEFT_EXPORT void ntt_forward(std::span<uint64_t> values, const NttTables& tables);
+HEFT_EXPORT void ntt_inverse(std::span<uint64_t> values, const NttTables& tables);
 // Forward / inverse NTT out of place (output = NTT(input), input untouched; the same
 // array for both is allowed, partial overlap is not): saves the copy when the
 // input must be kept, e.g. a digit raised into several towers.
-void ntt_forward(std::span<const uint64_t> input, std::span<uint64_t> output,
-                 const NttTables& tables);
-void ntt_inverse(std::span<const uint64_t> input, std::span<uint64_t> output,
-                 const NttTables& tables);
+HEFT_EXPORT void ntt_forward(std::span<const uint64_t> input, std::span<uint64_t> output,
+                             const NttTables& tables);
+HEFT_EXPORT void ntt_inverse(std::span<const uint64_t> input, std::span<uint64_t> output,
+                             const NttTables& tables);
 // output = NTT(input + shift): the constant shift (below q) added to every
 // coefficient on the way in, at no extra pass where the level has a shifted
 // transform (AVX-512). Each input + shift must be below 4q (e.g. input below
 // 3q); the same array for input and output is allowed.
-void ntt_forward_shifted(std::span<const uint64_t> input, uint64_t shift,
-                         std::span<uint64_t> output, const NttTables& tables);
-void ntt_forward(std::span<uint64_t> values, const NttTables& tables, Isa isa);
-void ntt_inverse(std::span<uint64_t> values, const NttTables& tables, Isa isa);
+HEFT_EXPORT void ntt_forward_shifted(std::span<const uint64_t> input, uint64_t shift,
+                                     std::span<uint64_t> output, const NttTables& tables);
+HEFT_EXPORT void ntt_forward(std::span<uint64_t> values, const NttTables& tables, Isa isa);
+HEFT_EXPORT void ntt_inverse(std::span<uint64_t> values, const NttTables& tables, Isa isa);
 
 // Element-wise arithmetic mod q; inputs in [0, q) unless stated, outputs in [0, q).
-void add_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span<uint64_t> out,
-             const Modulus& q, std::optional<Isa> isa = std::nullopt);
-void sub_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span<uint64_t> out,
-             const Modulus& q, std::optional<Isa> isa = std::nullopt);
-void negate_mod(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
-                std::optional<Isa> isa = std::nullopt);
-void mul_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span<uint64_t> out,
-             const Modulus& q, std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void add_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
+                         std::span<uint64_t> out, const Modulus& q,
+                         std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void sub_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
+                         std::span<uint64_t> out, const Modulus& q,
+                         std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void negate_mod(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
+                            std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void mul_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
+                         std::span<uint64_t> out, const Modulus& q,
+                         std::optional<Isa> isa = std::nullopt);
 // out = a * scalar mod q (scalar in [0, q); Shoup multiplication).
-void mul_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<uint64_t> out,
-                    const Modulus& q, std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void mul_scalar_mod(std::span<const uint64_t> a, uint64_t scalar,
+                                std::span<uint64_t> out, const Modulus& q,
+                                std::optional<Isa> isa = std::nullopt);
 // out = a * b + c mod q.
-void fma_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span<const uint64_t> c,
-             std::span<uint64_t> out, const Modulus& q, std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void fma_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
+                         std::span<const uint64_t> c, std::span<uint64_t> out, const Modulus& q,
+                         std::optional<Isa> isa = std::nullopt);
 // out = a * scalar + c mod q.
-void fma_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<const uint64_t> c,
-                    std::span<uint64_t> out, const Modulus& q,
-                    std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void fma_scalar_mod(std::span<const uint64_t> a, uint64_t scalar,
+                                std::span<const uint64_t> c, std::span<uint64_t> out,
+                                const Modulus& q, std::optional<Isa> isa = std::nullopt);
 // Key switching's inner product of k = x.size() terms sharing their left
 // operand: out0 = sum_j x[j] * b[j] and out1 = sum_j x[j] * a[j] mod q, in
 // one pass that reads each x[j] once and reduces each sum once (lazily in
 // between). x, b and a hold k spans each; every span has out0's length.
 // Inputs in [0, q). The outputs must not overlap any input or each other
 // (InvalidArgument); k = 0 gives zeros.
-void dot_product_pair(std::span<const std::span<const uint64_t>> x,
-                      std::span<const std::span<const uint64_t>> b,
-                      std::span<const std::span<const uint64_t>> a, std::span<uint64_t> out0,
-                      std::span<uint64_t> out1, const Modulus& q,
-                      std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void dot_product_pair(std::span<const std::span<const uint64_t>> x,
+                                  std::span<const std::span<const uint64_t>> b,
+                                  std::span<const std::span<const uint64_t>> a,
+                                  std::span<uint64_t> out0, std::span<uint64_t> out1,
+                                  const Modulus& q, std::optional<Isa> isa = std::nullopt);
 // The same sums added to what out0 and out1 hold (in [0, q), or in [0, 8q)
 // as dot_product_pair_lazy leaves them): out0 += sum_j x[j] * b[j], out1 +=
 // sum_j x[j] * a[j] mod q, in [0, q), so that a long inner product can be
 // taken a few terms at a time (key switching raises two digits, then adds
 // their terms, while the digits are still in cache). k = 0 reduces the
 // outputs' values; the checks are dot_product_pair's.
-void dot_product_pair_accumulate(std::span<const std::span<const uint64_t>> x,
-                                 std::span<const std::span<const uint64_t>> b,
-                                 std::span<const std::span<const uint64_t>> a,
-                                 std::span<uint64_t> out0, std::span<uint64_t> out1,
-                                 const Modulus& q, std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void dot_product_pair_accumulate(std::span<const std::span<const uint64_t>> x,
+                                             std::span<const std::span<const uint64_t>> b,
+                                             std::span<const std::span<const uint64_t>> a,
+                                             std::span<uint64_t> out0, std::span<uint64_t> out1,
+                                             const Modulus& q,
+                                             std::optional<Isa> isa = std::nullopt);
 // dot_product_pair (accumulate false) or dot_product_pair_accumulate (true)
 // for the parts of such a sum before its last: the outputs are left in
 // [0, 8q), congruent to the sums mod q (some levels reduce them fully), which
 // saves the full reduction of every part but the last (key switching's
 // 55-bit sums: a sixth fewer instructions).
-void dot_product_pair_lazy(std::span<const std::span<const uint64_t>> x,
-                           std::span<const std::span<const uint64_t>> b,
-                           std::span<const std::span<const uint64_t>> a, std::span<uint64_t> out0,
-                           std::span<uint64_t> out1, const Modulus& q, bool accumulate,
-                           std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void dot_product_pair_lazy(std::span<const std::span<const uint64_t>> x,
+                                       std::span<const std::span<const uint64_t>> b,
+                                       std::span<const std::span<const uint64_t>> a,
+                                       std::span<uint64_t> out0, std::span<uint64_t> out1,
+                                       const Modulus& q, bool accumulate,
+                                       std::optional<Isa> isa = std::nullopt);
 // Weights w_0..w_{k-1} below a modulus q with their Shoup constants, computed
 // once for weighted_sum_mod (base conversion reuses one set per target
 // modulus for every block of coefficients). Throws InvalidArgument if a
 // weight is not below q.
-class FixedWeights {
+class HEFT_EXPORT FixedWeights {
  public:
   FixedWeights(std::vector<uint64_t> weights, const Modulus& q);
   [[nodiscard]] const Modulus& modulus() const noexcept { return modulus_; }
@@ -150,9 +158,9 @@ class FixedWeights {
 // avx2 level sums exact double remainders when q and the inputs are below
 // 2^50). Throws MismatchError if rows is too short for k rows of stride >=
 // out.size(), InvalidArgument on a bad input_bits or overlapping out and rows.
-void weighted_sum_mod(std::span<const uint64_t> rows, std::size_t stride,
-                      const FixedWeights& weights, std::span<uint64_t> out, int input_bits,
-                      std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void weighted_sum_mod(std::span<const uint64_t> rows, std::size_t stride,
+                                  const FixedWeights& weights, std::span<uint64_t> out,
+                                  int input_bits, std::optional<Isa> isa = std::nullopt);
 // Base conversion's estimate of sum_i y_i / q_i in doubles: sums[c] = sum_i
 // rows[i * stride + c] * factors[i] for c < sums.size(), over the
 // factors.size() rows, row values below 2^input_bits (1 <= input_bits <= 61).
@@ -160,43 +168,45 @@ void weighted_sum_mod(std::span<const uint64_t> rows, std::size_t stride,
 // AVX-512 levels fuse them), so with terms below 1 each a sum of k terms is
 // within about (3k + k^2) 2^-53 of the exact one, at any level. Throws as
 // weighted_sum_mod does for a bad input_bits, short rows or a short stride.
-void scaled_sum_double(std::span<const uint64_t> rows, std::size_t stride,
-                       std::span<const double> factors, std::span<double> sums, int input_bits,
-                       std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void scaled_sum_double(std::span<const uint64_t> rows, std::size_t stride,
+                                   std::span<const double> factors, std::span<double> sums,
+                                   int input_bits, std::optional<Isa> isa = std::nullopt);
 // out = a + scalar mod q (scalar in [0, q)); a may be anywhere in [0, 4q), so
 // that a residue of a modulus below 4q needs no reduction first.
-void add_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<uint64_t> out,
-                    const Modulus& q, std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void add_scalar_mod(std::span<const uint64_t> a, uint64_t scalar,
+                                std::span<uint64_t> out, const Modulus& q,
+                                std::optional<Isa> isa = std::nullopt);
 // out = (a - b) * scalar mod q, and (a - b) * scalar + c mod q: modulus
 // switching's subtract-and-scale in one pass over the operands.
-void sub_mul_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t scalar,
-                        std::span<uint64_t> out, const Modulus& q,
-                        std::optional<Isa> isa = std::nullopt);
-void sub_fma_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, uint64_t scalar,
-                        std::span<const uint64_t> c, std::span<uint64_t> out, const Modulus& q,
-                        std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void sub_mul_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
+                                    uint64_t scalar, std::span<uint64_t> out, const Modulus& q,
+                                    std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void sub_fma_scalar_mod(std::span<const uint64_t> a, std::span<const uint64_t> b,
+                                    uint64_t scalar, std::span<const uint64_t> c,
+                                    std::span<uint64_t> out, const Modulus& q,
+                                    std::optional<Isa> isa = std::nullopt);
 // Moves whole blocks of 8 values: out[8b + j] = in[8 (map[8b] / 8 mod n / 8) +
 // map[8b + j] mod 8], n = in.size() a power of two >= 8. For a map that sends
 // every aligned block of 8 indices onto one, as the NTT-form automorphism maps
 // do (ring/automorphism.hpp), this is the gather out[k] = in[map[k]]; the
 // AVX-512 levels move a block with one load and one permute. Any map is
 // safe: indices are taken modulo n. out must not overlap in.
-void permute_blocks(std::span<const uint64_t> in, std::span<const uint32_t> map,
-                    std::span<uint64_t> out, std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void permute_blocks(std::span<const uint64_t> in, std::span<const uint32_t> map,
+                                std::span<uint64_t> out, std::optional<Isa> isa = std::nullopt);
 // out = a * permuted + c mod q, where permuted is permute_blocks(in, map): an
 // automorphism and a multiply-add in one pass over the output (the permuted
 // values are gathered a cache-sized chunk at a time and never stored whole).
 // Sizes as permute_blocks; in must not overlap out; a and c may be out.
-void fma_permuted_mod(std::span<const uint64_t> a, std::span<const uint64_t> in,
-                      std::span<const uint32_t> map, std::span<const uint64_t> c,
-                      std::span<uint64_t> out, const Modulus& q,
-                      std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void fma_permuted_mod(std::span<const uint64_t> a, std::span<const uint64_t> in,
+                                  std::span<const uint32_t> map, std::span<const uint64_t> c,
+                                  std::span<uint64_t> out, const Modulus& q,
+                                  std::optional<Isa> isa = std::nullopt);
 // out = a mod q for a in [0, 2q), [0, 4q), or any 64-bit value.
-void reduce_from_2q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
-                    std::optional<Isa> isa = std::nullopt);
-void reduce_from_4q(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
-                    std::optional<Isa> isa = std::nullopt);
-void reduce_any(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
-                std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void reduce_from_2q(std::span<const uint64_t> a, std::span<uint64_t> out,
+                                const Modulus& q, std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void reduce_from_4q(std::span<const uint64_t> a, std::span<uint64_t> out,
+                                const Modulus& q, std::optional<Isa> isa = std::nullopt);
+HEFT_EXPORT void reduce_any(std::span<const uint64_t> a, std::span<uint64_t> out, const Modulus& q,
+                            std::optional<Isa> isa = std::nullopt);
 
 }  // namespace heft::math

@@ -8,13 +8,14 @@
 
 #include <cstdint>
 
+#include "heft/export.hpp"
 #include "heft/util/error.hpp"
 
 namespace heft::math {
 
 inline constexpr int kMaxModulusBits = 61;  // q < 2^61 keeps 4q below 2^63 for lazy NTTs
 
-class Modulus {
+class HEFT_EXPORT Modulus {
  public:
   // An empty placeholder (value 0), for containers. Its arithmetic below is
   // not defined (the hot paths do not check); every heft entry point that

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "heft/export.hpp"
 #include "heft/math/modulus.hpp"
 #include "heft/util/aligned_buffer.hpp"
 
@@ -22,9 +23,9 @@ inline constexpr uint64_t kMaxPolyDegree = uint64_t{1} << 17;
 
 // Throws InvalidArgument (naming `what`) unless degree is a power of two in
 // [kMinPolyDegree, kMaxPolyDegree].
-void require_poly_degree(uint64_t degree, const char* what);
+HEFT_EXPORT void require_poly_degree(uint64_t degree, const char* what);
 
-class NttTables {
+class HEFT_EXPORT NttTables {
  public:
   // Throws InvalidArgument if N is not a power of two in [8, 2^17], or q is not
   // a prime = 1 (mod 2N).
@@ -79,6 +80,6 @@ class NttTables {
 };
 
 // Reverses the lowest `bits` bits of x.
-uint64_t reverse_bits(uint64_t x, int bits) noexcept;
+HEFT_EXPORT uint64_t reverse_bits(uint64_t x, int bits) noexcept;
 
 }  // namespace heft::math

@@ -21,11 +21,14 @@
 #include <span>
 #include <vector>
 
+#include "heft/export.hpp"
+
 namespace heft::ring {
 
 // map[k] for the NTT-form automorphism X -> X^g at degree N (a power of two
 // in [8, 2^17], g odd in [1, 2N); InvalidArgument otherwise). PolyContext
 // caches the maps it uses.
-std::vector<uint32_t> make_ntt_automorphism_map(uint64_t degree, uint64_t galois_element);
+HEFT_EXPORT std::vector<uint32_t> make_ntt_automorphism_map(uint64_t degree,
+                                                            uint64_t galois_element);
 
 }  // namespace heft::ring

@@ -74,6 +74,7 @@
 #include <span>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/math/kernels.hpp"
 #include "heft/ring/rns_base.hpp"
 
@@ -81,7 +82,7 @@ namespace heft::ring {
 
 class RnsPoly;
 
-class BaseConverter {
+class HEFT_EXPORT BaseConverter {
  public:
   // The factors of a scaled converter (see the file comment): input_factor
   // any 64-bit value, output_factors empty (all 1) or one per target modulus.

@@ -16,12 +16,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/math/ntt_tables.hpp"
 #include "heft/ring/rns_base.hpp"
 
 namespace heft::ring {
 
-class PolyContext {
+class HEFT_EXPORT PolyContext {
   struct PrivateTag {};
 
  public:

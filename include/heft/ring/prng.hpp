@@ -16,9 +16,11 @@
 #include <memory>
 #include <span>
 
+#include "heft/export.hpp"
+
 namespace heft::ring {
 
-class Prng {
+class HEFT_EXPORT Prng {
  public:
   static constexpr std::size_t kSeedBytes = 32;
   using Seed = std::array<uint8_t, kSeedBytes>;

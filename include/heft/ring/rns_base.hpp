@@ -15,11 +15,12 @@
 #include <span>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/math/modulus.hpp"
 
 namespace heft::ring {
 
-class RnsBase {
+class HEFT_EXPORT RnsBase {
  public:
   RnsBase() = default;
   // Throws InvalidArgument if `moduli` is empty, or two moduli are equal or

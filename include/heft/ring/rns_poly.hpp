@@ -24,6 +24,7 @@
 #include <memory>
 #include <span>
 
+#include "heft/export.hpp"
 #include "heft/ring/poly_context.hpp"
 #include "heft/util/aligned_buffer.hpp"
 
@@ -31,9 +32,9 @@ namespace heft::ring {
 
 enum class Form { coefficient, ntt };
 
-const char* to_string(Form form) noexcept;
+HEFT_EXPORT const char* to_string(Form form) noexcept;
 
-class RnsPoly {
+class HEFT_EXPORT RnsPoly {
  public:
   // An empty polynomial (no context); only assignment, empty() and
   // destruction are meaningful.
@@ -165,18 +166,22 @@ class RnsPoly {
   AlignedBuffer<uint64_t> storage_;
 };
 
-[[nodiscard]] RnsPoly operator+(const RnsPoly& a, const RnsPoly& b);
-[[nodiscard]] RnsPoly operator-(const RnsPoly& a, const RnsPoly& b);
-[[nodiscard]] RnsPoly operator*(const RnsPoly& a, const RnsPoly& b);
-[[nodiscard]] RnsPoly operator-(const RnsPoly& a);
+// Declared again here (the friend declarations above cannot carry HEFT_EXPORT).
+HEFT_EXPORT bool operator==(const RnsPoly& a, const RnsPoly& b);
+[[nodiscard]] HEFT_EXPORT RnsPoly operator+(const RnsPoly& a, const RnsPoly& b);
+[[nodiscard]] HEFT_EXPORT RnsPoly operator-(const RnsPoly& a, const RnsPoly& b);
+[[nodiscard]] HEFT_EXPORT RnsPoly operator*(const RnsPoly& a, const RnsPoly& b);
+[[nodiscard]] HEFT_EXPORT RnsPoly operator-(const RnsPoly& a);
 
 // The product of two degree-1 polynomials in s, (a0 + a1 s)(b0 + b1 s):
 // {a0 b0, a0 b1 + a1 b0, a1 b1}, the tensor step of ciphertext
 // multiplication. All four operands in NTT form, same context and towers.
 // One pass over the operands (block by block, so each input is read once
 // from memory) instead of four separate products.
-[[nodiscard]] std::array<RnsPoly, 3> tensor_product(const RnsPoly& a0, const RnsPoly& a1,
-                                                    const RnsPoly& b0, const RnsPoly& b1);
+[[nodiscard]] HEFT_EXPORT std::array<RnsPoly, 3> tensor_product(const RnsPoly& a0,
+                                                                const RnsPoly& a1,
+                                                                const RnsPoly& b0,
+                                                                const RnsPoly& b1);
 
 // The same product returned in coefficient form, for callers that leave the
 // NTT domain next (BFV's scaling by t/Q). The operands may be in either form
@@ -184,9 +189,9 @@ class RnsPoly {
 // is in cache: operands in coefficient form are transformed into scratch, the
 // four products computed block by block, and the three results transformed
 // back, instead of a pass over every tower for each step.
-[[nodiscard]] std::array<RnsPoly, 3> tensor_product_to_coefficients(const RnsPoly& a0,
-                                                                    const RnsPoly& a1,
-                                                                    const RnsPoly& b0,
-                                                                    const RnsPoly& b1);
+[[nodiscard]] HEFT_EXPORT std::array<RnsPoly, 3> tensor_product_to_coefficients(const RnsPoly& a0,
+                                                                                const RnsPoly& a1,
+                                                                                const RnsPoly& b0,
+                                                                                const RnsPoly& b1);
 
 }  // namespace heft::ring

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <span>
 
+#include "heft/export.hpp"
 #include "heft/ring/prng.hpp"
 #include "heft/ring/rns_poly.hpp"
 
@@ -33,24 +34,25 @@ inline constexpr double kGaussianSigma = 3.19;
 inline constexpr int kGaussianBound = 19;
 
 // Each value uniform in {-1, 0, 1}.
-void sample_ternary(Prng& prng, std::span<int64_t> out);
+HEFT_EXPORT void sample_ternary(Prng& prng, std::span<int64_t> out);
 // Exactly hamming_weight nonzero values (each +-1 with probability 1/2), at
 // positions uniform over all subsets of that size (constant-time; about
 // n log2(n)^2 / 4 comparisons). Throws InvalidArgument if
 // hamming_weight > out.size().
-void sample_sparse_ternary(Prng& prng, std::size_t hamming_weight, std::span<int64_t> out);
+HEFT_EXPORT void sample_sparse_ternary(Prng& prng, std::size_t hamming_weight,
+                                       std::span<int64_t> out);
 // Each value from the truncated discrete Gaussian above (constant-time).
-void sample_gaussian(Prng& prng, std::span<int64_t> out);
+HEFT_EXPORT void sample_gaussian(Prng& prng, std::span<int64_t> out);
 
 // Every tower of out: each coefficient uniform in [0, q_i), sampled per tower
 // (draw bit_count(q_i) bits, reject values >= q_i). out keeps its form (a
 // uniform polynomial is uniform in either form); throws InvalidArgument if
 // out is empty.
-void sample_uniform(Prng& prng, RnsPoly& out);
+HEFT_EXPORT void sample_uniform(Prng& prng, RnsPoly& out);
 // One integer polynomial from the distribution, reduced into every tower of
 // out, which becomes coefficient form and secret.
-void sample_ternary(Prng& prng, RnsPoly& out);
-void sample_sparse_ternary(Prng& prng, std::size_t hamming_weight, RnsPoly& out);
-void sample_gaussian(Prng& prng, RnsPoly& out);
+HEFT_EXPORT void sample_ternary(Prng& prng, RnsPoly& out);
+HEFT_EXPORT void sample_sparse_ternary(Prng& prng, std::size_t hamming_weight, RnsPoly& out);
+HEFT_EXPORT void sample_gaussian(Prng& prng, RnsPoly& out);
 
 }  // namespace heft::ring

@@ -7,12 +7,13 @@
 #include <optional>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/ring/prng.hpp"
 #include "heft/ring/rns_poly.hpp"
 
 namespace heft::rlwe {
 
-struct Ciphertext {
+struct HEFT_EXPORT Ciphertext {
   std::vector<ring::RnsPoly> parts;
   double scale = 1.0;          // CKKS: exact scale of the encrypted values
   std::size_t slots = 0;       // CKKS: number of packed slots

@@ -13,13 +13,14 @@
 #include <mutex>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/ring/base_converter.hpp"
 #include "heft/ring/poly_context.hpp"
 #include "heft/rlwe/parameters.hpp"
 
 namespace heft::rlwe {
 
-class Context {
+class HEFT_EXPORT Context {
   struct PrivateTag {};
 
  public:
@@ -105,6 +106,6 @@ class Context {
 // table entry is computed; about 3 ns a byte on one core of the machine
 // docs/format.md names). load_parameters and load_context refuse a set whose
 // context_bytes exceed LoadOptions::max_context_bytes before building anything.
-std::size_t context_bytes(const Parameters& parameters);
+HEFT_EXPORT std::size_t context_bytes(const Parameters& parameters);
 
 }  // namespace heft::rlwe

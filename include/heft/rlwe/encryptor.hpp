@@ -12,6 +12,7 @@
 
 #include <memory>
 
+#include "heft/export.hpp"
 #include "heft/ring/prng.hpp"
 #include "heft/rlwe/ciphertext.hpp"
 #include "heft/rlwe/keys.hpp"
@@ -20,14 +21,14 @@
 namespace heft::rlwe {
 
 // c_0 of a secret-key encryption plus the seed of its uniform c_1.
-struct SeededCiphertext {
+struct HEFT_EXPORT SeededCiphertext {
   ring::RnsPoly c0;
   ring::Prng::Seed seed{};
   double scale = 1.0;
   std::size_t slots = 0;
 };
 
-class Encryptor {
+class HEFT_EXPORT Encryptor {
  public:
   // Public-key encryption. MismatchError for a malformed key (parts missing,
   // at another level or form), InvalidArgument for an error scale other than
@@ -58,9 +59,10 @@ class Encryptor {
 };
 
 // Rebuilds the full ciphertext (c_0, c_1) from a seeded one.
-[[nodiscard]] Ciphertext expand_seeded(const Context& context, const SeededCiphertext& seeded);
+[[nodiscard]] HEFT_EXPORT Ciphertext expand_seeded(const Context& context,
+                                                   const SeededCiphertext& seeded);
 
-class Decryptor {
+class HEFT_EXPORT Decryptor {
  public:
   explicit Decryptor(const SecretKey& secret_key);
   // c_0 + c_1 s + c_2 s^2 + ... in NTT form at the ciphertext's level, with its
@@ -73,6 +75,7 @@ class Decryptor {
 
 // Checks that every part of ct is a non-empty NTT-form polynomial of the
 // context's ciphertext ring with the same level; throws MismatchError.
-void check_ciphertext(const Context& context, const Ciphertext& ct, const char* operation);
+HEFT_EXPORT void check_ciphertext(const Context& context, const Ciphertext& ct,
+                                  const char* operation);
 
 }  // namespace heft::rlwe

@@ -32,11 +32,12 @@
 #include <span>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/keys.hpp"
 
 namespace heft::rlwe {
 
-struct DecomposedPoly {
+struct HEFT_EXPORT DecomposedPoly {
   std::size_t level = 0;
   std::vector<ExtendedPoly> digits;  // each over Q_level * P, NTT form
 };
@@ -44,11 +45,12 @@ struct DecomposedPoly {
 // Stage 1, for c in NTT or coefficient form (same digits either way). Throws
 // InvalidArgument if the context has no special primes, MismatchError if c is
 // not a polynomial of the context's ring.
-DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c);
+HEFT_EXPORT DecomposedPoly decompose(const Context& context, const ring::RnsPoly& c);
 
 // Stage 2: (sum_j d_j b_j, sum_j d_j a_j) over Q_l * P, with the key as stored.
-std::array<ExtendedPoly, 2> inner_product(const Context& context, const DecomposedPoly& digits,
-                                          const KeySwitchKey& key);
+HEFT_EXPORT std::array<ExtendedPoly, 2> inner_product(const Context& context,
+                                                      const DecomposedPoly& digits,
+                                                      const KeySwitchKey& key);
 
 // Stage 2 for several keys on one decomposition: inner_product(digits,
 // *keys[r]) for each r, bit for bit, reading the digits from memory once for
@@ -56,9 +58,9 @@ std::array<ExtendedPoly, 2> inner_product(const Context& context, const Decompos
 // while its digits are in cache) instead of once per key. Hoisted rotations
 // and sums of rotations take their keys this way. Throws as inner_product,
 // and InvalidArgument for a null key.
-std::vector<std::array<ExtendedPoly, 2>> inner_products(const Context& context,
-                                                        const DecomposedPoly& digits,
-                                                        std::span<const KeySwitchKey* const> keys);
+HEFT_EXPORT std::vector<std::array<ExtendedPoly, 2>> inner_products(
+    const Context& context, const DecomposedPoly& digits,
+    std::span<const KeySwitchKey* const> keys);
 
 // Stages 1 and 2 for one polynomial and one key: inner_product(decompose(c),
 // key), with the same result bit for bit. With one prime per digit (SEAL-style
@@ -66,8 +68,9 @@ std::vector<std::array<ExtendedPoly, 2>> inner_products(const Context& context,
 // to per-thread scratch and straight into the inner product, which saves
 // writing and re-reading the L x (L + K) towers of a decomposition. Hoisted
 // rotations, which reuse one decomposition, call the two stages themselves.
-std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const ring::RnsPoly& c,
-                                                   const KeySwitchKey& key);
+HEFT_EXPORT std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context,
+                                                               const ring::RnsPoly& c,
+                                                               const KeySwitchKey& key);
 
 // Stage 3: x / P rounded over Q_l (x's Q part, reusing its storage): the
 // remainder is taken centred, with an error of at most K/2 + 1/2 per
@@ -75,11 +78,12 @@ std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& context, const
 // switching adds no fixed bias; see tests/test_key_switching_noise.cpp). With
 // error_scale t != 1: (x - delta) / P with delta = t * [x * t^-1]_P (see the
 // file comment); t must be coprime to P (InvalidArgument otherwise).
-ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, uint64_t error_scale = 1);
+HEFT_EXPORT ring::RnsPoly mod_down(const Context& context, ExtendedPoly x,
+                                   uint64_t error_scale = 1);
 // The same plus an addend over Q_l (NTT form), added in the pass that scales
 // by P^-1 instead of in a pass of its own.
-ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, const ring::RnsPoly& addend,
-                       uint64_t error_scale = 1);
+HEFT_EXPORT ring::RnsPoly mod_down(const Context& context, ExtendedPoly x,
+                                   const ring::RnsPoly& addend, uint64_t error_scale = 1);
 
 // Stage 3 fused with the division by q_l that follows it (a CKKS rescale, a
 // BGV modulus switch): round((addend P + x) / (P q_l)) over Q_(l-1), for x
@@ -92,47 +96,53 @@ ring::RnsPoly mod_down(const Context& context, ExtendedPoly x, const ring::RnsPo
 // division subtracts delta = t [z t^-1]_(P q_l), centred, instead of
 // rounding, so the result is z (P q_l)^-1 mod t (as mod_down then
 // divide_by_last_prime with t give).
-ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x, const ring::RnsPoly& addend,
-                               uint64_t error_scale = 1);
+HEFT_EXPORT ring::RnsPoly mod_down_to_next(const Context& context, ExtendedPoly x,
+                                           const ring::RnsPoly& addend, uint64_t error_scale = 1);
 
 // (d0, d1) over Q_l with d0 + d1 s = c s' + small error, for the key that
 // switches from s' to s (not a Galois key: use apply_galois for those). c may
 // be in either form; d0 and d1 are in NTT form.
-std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsPoly& c,
-                                        const KeySwitchKey& key);
+HEFT_EXPORT std::array<ring::RnsPoly, 2> switch_key(const Context& context, const ring::RnsPoly& c,
+                                                    const KeySwitchKey& key);
 
 // (d0 + e0, d1 + e1) for (e0, e1) = switch_key(c): relinearization of the
 // 3-part ciphertext (d0, d1, c), with the additions folded into mod down. d0
 // and d1 are in NTT form at c's level.
-std::array<ring::RnsPoly, 2> switch_key_and_add(const Context& context, const ring::RnsPoly& c,
-                                                const KeySwitchKey& key, const ring::RnsPoly& d0,
-                                                const ring::RnsPoly& d1);
+HEFT_EXPORT std::array<ring::RnsPoly, 2> switch_key_and_add(const Context& context,
+                                                            const ring::RnsPoly& c,
+                                                            const KeySwitchKey& key,
+                                                            const ring::RnsPoly& d0,
+                                                            const ring::RnsPoly& d1);
 
 // switch_key(c) added to (d0, d1), then divided by the last prime, in one step
 // (mod_down_to_next, with the key's error scale as t): relinearization of
 // (d0, d1, c) followed by a CKKS rescale (error scale 1) or a BGV modulus
 // switch (error scale t). d0, d1 and c are at the same level l >= 1.
-std::array<ring::RnsPoly, 2> switch_key_and_divide(const Context& context, const ring::RnsPoly& c,
-                                                   const KeySwitchKey& key, const ring::RnsPoly& d0,
-                                                   const ring::RnsPoly& d1);
+HEFT_EXPORT std::array<ring::RnsPoly, 2> switch_key_and_divide(const Context& context,
+                                                               const ring::RnsPoly& c,
+                                                               const KeySwitchKey& key,
+                                                               const ring::RnsPoly& d0,
+                                                               const ring::RnsPoly& d1);
 
 // The automorphism X -> X^g of the ciphertext (c0, c1), given c1 already
 // decomposed (decompose(c1), reusable for many g) and the Galois key for g:
 // returns (e0, e1) with e0 + e1 s = sigma_g(c0 + c1 s) + small error.
-std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
-                                          const DecomposedPoly& c1_digits,
-                                          const KeySwitchKey& galois_key);
+HEFT_EXPORT std::array<ring::RnsPoly, 2> apply_galois(const Context& context,
+                                                      const ring::RnsPoly& c0,
+                                                      const DecomposedPoly& c1_digits,
+                                                      const KeySwitchKey& galois_key);
 // The same from the products inner_product(s) gave for the Galois key:
 // stage 3 and the automorphism (for rotations whose inner products were taken
 // together, see inner_products).
-std::array<ring::RnsPoly, 2> apply_galois_to_products(const Context& context,
-                                                      const ring::RnsPoly& c0,
-                                                      std::array<ExtendedPoly, 2> products,
-                                                      const KeySwitchKey& galois_key);
+HEFT_EXPORT std::array<ring::RnsPoly, 2> apply_galois_to_products(
+    const Context& context, const ring::RnsPoly& c0, std::array<ExtendedPoly, 2> products,
+    const KeySwitchKey& galois_key);
 // The same for one automorphism of (c0, c1), c1 not yet decomposed (through
 // decompose_and_multiply).
-std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::RnsPoly& c0,
-                                          const ring::RnsPoly& c1, const KeySwitchKey& galois_key);
+HEFT_EXPORT std::array<ring::RnsPoly, 2> apply_galois(const Context& context,
+                                                      const ring::RnsPoly& c0,
+                                                      const ring::RnsPoly& c1,
+                                                      const KeySwitchKey& galois_key);
 
 // For sums of rotations divided by P once ("reduce once per giant step" in
 // a baby-step / giant-step linear transform): the automorphism X -> X^g of
@@ -143,11 +153,13 @@ std::array<ring::RnsPoly, 2> apply_galois(const Context& context, const ring::Rn
 // ciphertext over Q_l with one mod_down per part (with the keys' error
 // scale), whose error is that of a single key switch. c1_digits =
 // decompose(c1), shared by every g.
-std::array<ExtendedPoly, 2> apply_galois_extended(const Context& context, const ring::RnsPoly& c0,
-                                                  const DecomposedPoly& c1_digits,
-                                                  const KeySwitchKey& galois_key);
+HEFT_EXPORT std::array<ExtendedPoly, 2> apply_galois_extended(const Context& context,
+                                                              const ring::RnsPoly& c0,
+                                                              const DecomposedPoly& c1_digits,
+                                                              const KeySwitchKey& galois_key);
 // (P c0, P c1) over Q_l * P (P parts zero): the identity's term of such a sum.
-std::array<ExtendedPoly, 2> lift_to_extended(const Context& context, const ring::RnsPoly& c0,
-                                             const ring::RnsPoly& c1);
+HEFT_EXPORT std::array<ExtendedPoly, 2> lift_to_extended(const Context& context,
+                                                         const ring::RnsPoly& c0,
+                                                         const ring::RnsPoly& c1);
 
 }  // namespace heft::rlwe

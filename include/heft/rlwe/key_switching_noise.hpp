@@ -27,13 +27,14 @@
 
 #include <string>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/parameters.hpp"
 
 namespace heft::rlwe {
 
 inline constexpr double kKeySwitchingMarginBits = 4.0;
 
-struct KeySwitchingNoise {
+struct HEFT_EXPORT KeySwitchingNoise {
   double digit_bits = 0;     // log2 D, the largest digit at the top level
   double special_bits = 0;   // log2 P
   double bound_bits = 0;     // log2 B
@@ -41,10 +42,11 @@ struct KeySwitchingNoise {
 };
 
 // The estimate for a set with special primes (InvalidArgument otherwise).
-[[nodiscard]] KeySwitchingNoise estimate_key_switching_noise(const Parameters& parameters);
+[[nodiscard]] HEFT_EXPORT KeySwitchingNoise
+estimate_key_switching_noise(const Parameters& parameters);
 
 // An empty string if key switching can work with these parameters, else
 // the reason, naming P, the largest digit, the bound and the capacity.
-[[nodiscard]] std::string key_switching_noise_problem(const Parameters& parameters);
+[[nodiscard]] HEFT_EXPORT std::string key_switching_noise_problem(const Parameters& parameters);
 
 }  // namespace heft::rlwe

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/ring/prng.hpp"
 #include "heft/ring/rns_poly.hpp"
 #include "heft/rlwe/context.hpp"
@@ -32,13 +33,13 @@ namespace heft::rlwe {
 
 // A polynomial modulo Q_l * P in NTT form, kept as its Q towers and P towers
 // (the two rings have separate NTT tables).
-struct ExtendedPoly {
+struct HEFT_EXPORT ExtendedPoly {
   ring::RnsPoly q;  // l + 1 towers of the ciphertext ring
   ring::RnsPoly p;  // K towers of the special ring
   [[nodiscard]] ExtendedPoly clone() const { return {q.clone(), p.clone()}; }
 };
 
-class SecretKey {
+class HEFT_EXPORT SecretKey {
  public:
   SecretKey() = default;
   SecretKey(std::shared_ptr<const Context> context, ring::RnsPoly s_q, ring::RnsPoly s_p);
@@ -60,7 +61,7 @@ class SecretKey {
   ring::RnsPoly s_q_, s_p_;
 };
 
-struct PublicKey {
+struct HEFT_EXPORT PublicKey {
   std::shared_ptr<const Context> context;
   ring::RnsPoly b, a;        // b = -a s + e over Q, NTT form, all L towers
   uint64_t error_scale = 1;  // e above is (error_scale * Gaussian); t for BGV
@@ -69,7 +70,7 @@ struct PublicKey {
   std::optional<ring::Prng::Seed> a_seed;
 };
 
-struct KeySwitchKey {
+struct HEFT_EXPORT KeySwitchKey {
   std::shared_ptr<const Context> context;
   std::vector<ExtendedPoly> b, a;  // one per digit, top level
   // 1 for relinearization and general keys; for a Galois key, the element g,
@@ -82,7 +83,7 @@ struct KeySwitchKey {
   std::optional<ring::Prng::Seed> a_seed;
 };
 
-struct RelinKey {
+struct HEFT_EXPORT RelinKey {
   KeySwitchKey key;
 };
 
@@ -90,10 +91,11 @@ struct RelinKey {
 // made under it (MismatchError), with one well-formed pair per digit
 // (MismatchError), and not a Galois key (InvalidArgument). The messages name
 // `operation`, the caller's public operation.
-void check_relin_key(const Context& context, const RelinKey& key, const char* operation);
+HEFT_EXPORT void check_relin_key(const Context& context, const RelinKey& key,
+                                 const char* operation);
 
 // Keys for Galois automorphisms X -> X^g, by element g.
-class GaloisKeys {
+class HEFT_EXPORT GaloisKeys {
  public:
   GaloisKeys() = default;
   explicit GaloisKeys(std::shared_ptr<const Context> context) : context_(std::move(context)) {}
@@ -116,7 +118,7 @@ class GaloisKeys {
   std::map<uint64_t, KeySwitchKey> keys_;
 };
 
-class KeyGenerator {
+class HEFT_EXPORT KeyGenerator {
  public:
   // Samples a fresh secret key from the context's secret distribution.
   // error_scale multiplies every error of the keys made (see the file

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <span>
 
+#include "heft/export.hpp"
 #include "heft/ring/rns_poly.hpp"
 #include "heft/rlwe/context.hpp"
 
@@ -25,15 +26,15 @@ namespace heft::rlwe {
 // one with level l - 1 towers; in is untouched). in must be an NTT-form
 // polynomial of the context's ciphertext ring above level 0, and t coprime to
 // q_l (InvalidArgument / MismatchError otherwise).
-void divide_by_last_prime(const Context& context, const ring::RnsPoly& in, ring::RnsPoly& out,
-                          uint64_t plain_modulus = 1);
+HEFT_EXPORT void divide_by_last_prime(const Context& context, const ring::RnsPoly& in,
+                                      ring::RnsPoly& out, uint64_t plain_modulus = 1);
 // The same for the parts of a ciphertext: in[k] -> out[k], all at one level.
 // out is either the very span in (each part divided in place) or separate
 // polynomials (MismatchError for different sizes or levels, or a partial
 // overlap). Everything is checked before anything is written. It runs prime
 // by prime across the parts, which reads each prime's NTT tables once for
 // all of them.
-void divide_by_last_prime(const Context& context, std::span<const ring::RnsPoly> in,
-                          std::span<ring::RnsPoly> out, uint64_t plain_modulus = 1);
+HEFT_EXPORT void divide_by_last_prime(const Context& context, std::span<const ring::RnsPoly> in,
+                                      std::span<ring::RnsPoly> out, uint64_t plain_modulus = 1);
 
 }  // namespace heft::rlwe

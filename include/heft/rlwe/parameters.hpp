@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/security.hpp"
 
 namespace heft::rlwe {
@@ -31,7 +32,7 @@ inline constexpr uint64_t kMinRingDegree = 1024;
 inline constexpr uint64_t kMaxRingDegree = uint64_t{1} << 17;
 // Throws InvalidArgument, naming `operation`, unless N is a power of two in
 // [kMinRingDegree, kMaxRingDegree].
-void require_ring_degree(uint64_t degree, const char* operation);
+HEFT_EXPORT void require_ring_degree(uint64_t degree, const char* operation);
 
 // Ciphertext plus special primes a parameter set may have: far above any
 // secure set (N = 2^17 allows about 3500 bits, under 180 primes of 20 bits or
@@ -44,12 +45,12 @@ enum class SecretKind {
   sparse_ternary,   // exactly hamming_weight nonzero coefficients in {-1, 1}
 };
 
-struct SecretDistribution {
+struct HEFT_EXPORT SecretDistribution {
   SecretKind kind = SecretKind::uniform_ternary;
   std::size_t hamming_weight = 0;  // sparse_ternary only
 };
 
-struct Parameters {
+struct HEFT_EXPORT Parameters {
   uint64_t degree = 0;                      // N, a power of two
   std::vector<uint64_t> ciphertext_moduli;  // q_0 .. q_{L-1}
   std::vector<uint64_t> special_moduli;     // p_0 .. p_{K-1} (may be empty: no key switching)
@@ -86,11 +87,11 @@ struct Parameters {
 // Parameters with freshly generated distinct NTT primes of the given bit sizes
 // (ciphertext primes in order q_0, q_1, ...; then special primes). N must be
 // a power of two from kMinRingDegree to kMaxRingDegree, as validate() says.
-Parameters make_parameters(uint64_t degree, const std::vector<int>& ciphertext_bits,
-                           const std::vector<int>& special_bits, std::size_t dnum = 0,
-                           SecurityLevel security = SecurityLevel::classic128);
+HEFT_EXPORT Parameters make_parameters(uint64_t degree, const std::vector<int>& ciphertext_bits,
+                                       const std::vector<int>& special_bits, std::size_t dnum = 0,
+                                       SecurityLevel security = SecurityLevel::classic128);
 
 // A human-readable one-line summary ("N=16384, L=8 (48..49 bits), K=1, dnum=8, 128-bit").
-std::string describe(const Parameters& parameters);
+HEFT_EXPORT std::string describe(const Parameters& parameters);
 
 }  // namespace heft::rlwe

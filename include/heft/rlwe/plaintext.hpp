@@ -4,11 +4,12 @@
 
 #include <cstddef>
 
+#include "heft/export.hpp"
 #include "heft/ring/rns_poly.hpp"
 
 namespace heft::rlwe {
 
-struct Plaintext {
+struct HEFT_EXPORT Plaintext {
   ring::RnsPoly poly;     // over the context's ciphertext ring, level + 1 towers
   double scale = 1.0;     // CKKS: values were multiplied by exactly this
   std::size_t slots = 0;  // CKKS: number of packed slots (power of two <= N/2)

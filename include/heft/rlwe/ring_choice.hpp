@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/parameters.hpp"
 #include "heft/rlwe/security.hpp"
 
@@ -29,9 +30,9 @@ namespace heft::rlwe {
 inline constexpr std::size_t kMaxHelperDepth = 256;
 
 // Estimated cost of one key switch (in tower-NTT units) for the model above.
-double key_switch_cost(std::size_t levels, std::size_t dnum, uint64_t degree);
+HEFT_EXPORT double key_switch_cost(std::size_t levels, std::size_t dnum, uint64_t degree);
 
-struct RingChoice {
+struct HEFT_EXPORT RingChoice {
   uint64_t degree = 0;
   std::size_t dnum = 0;
   std::size_t special_count = 0;  // alpha = ceil(L / dnum) special primes

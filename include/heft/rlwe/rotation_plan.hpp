@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/context.hpp"
 #include "heft/rlwe/keys.hpp"
 
@@ -26,16 +27,17 @@ namespace heft::rlwe {
 // The rotation step of `galois_element`, in [0, N/2), if the element is a
 // power of 5 modulo 2N (a rotation); nullopt for every other element
 // (conjugation, and conjugation composed with a rotation).
-[[nodiscard]] std::optional<uint64_t> rotation_step_of(const Context& context,
-                                                       uint64_t galois_element);
+[[nodiscard]] HEFT_EXPORT std::optional<uint64_t> rotation_step_of(const Context& context,
+                                                                   uint64_t galois_element);
 
 // The element of a key in `keys` that rotates by `step` on its own over a
 // cycle of `slots` positions (a key for step, for step mod slots or for
 // step mod slots - slots), or nullopt. The fast path of plan_rotation, for
 // operations that cannot compose (they need one key per step).
-[[nodiscard]] std::optional<uint64_t> direct_rotation_element(const Context& context,
-                                                              const GaloisKeys& keys, int64_t step,
-                                                              std::size_t slots);
+[[nodiscard]] HEFT_EXPORT std::optional<uint64_t> direct_rotation_element(const Context& context,
+                                                                          const GaloisKeys& keys,
+                                                                          int64_t step,
+                                                                          std::size_t slots);
 
 // The Galois elements, each with a key in `keys`, whose automorphisms applied
 // one after the other rotate by `step` over a cycle of `slots` positions:
@@ -47,8 +49,8 @@ namespace heft::rlwe {
 // exists: the message names the step, the steps of the keys present and the
 // steps those can reach. MismatchError if the keys belong to another context.
 // The search costs O(slots * keys) at worst (a fraction of one key switch).
-[[nodiscard]] std::vector<uint64_t> plan_rotation(const Context& context, const GaloisKeys& keys,
-                                                  int64_t step, std::size_t slots,
-                                                  std::string_view operation = "plan_rotation");
+[[nodiscard]] HEFT_EXPORT std::vector<uint64_t> plan_rotation(
+    const Context& context, const GaloisKeys& keys, int64_t step, std::size_t slots,
+    std::string_view operation = "plan_rotation");
 
 }  // namespace heft::rlwe

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <string>
 
+#include "heft/export.hpp"
+
 namespace heft::rlwe {
 
 enum class SecurityLevel {
@@ -19,14 +21,14 @@ enum class SecurityLevel {
   classic256,
 };
 
-const char* to_string(SecurityLevel level) noexcept;
+HEFT_EXPORT const char* to_string(SecurityLevel level) noexcept;
 
 // Largest total bit count of QP allowed for ring degree N at `level`;
 // throws InvalidArgument for `none` or an N outside 2^10 .. 2^17.
-int max_log_qp(uint64_t degree, SecurityLevel level);
+HEFT_EXPORT int max_log_qp(uint64_t degree, SecurityLevel level);
 
 // Throws InvalidArgument naming the bound if `total_bits` exceeds what `level`
 // allows at degree N. Does nothing for SecurityLevel::none.
-void check_security(uint64_t degree, int total_bits, SecurityLevel level);
+HEFT_EXPORT void check_security(uint64_t degree, int total_bits, SecurityLevel level);
 
 }  // namespace heft::rlwe

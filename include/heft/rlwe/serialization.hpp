@@ -37,6 +37,7 @@
 #include <span>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/ciphertext.hpp"
 #include "heft/rlwe/context.hpp"
 #include "heft/rlwe/encryptor.hpp"
@@ -62,11 +63,11 @@ enum class ObjectType : uint16_t {
   bgv_ciphertext = 10,
   key_set = 11,  // public, relinearization and Galois keys together (each optional)
 };
-const char* to_string(ObjectType type) noexcept;
+HEFT_EXPORT const char* to_string(ObjectType type) noexcept;
 
 enum class Compression : uint8_t { none = 0, zstd = 1 };
 
-struct SaveOptions {
+struct HEFT_EXPORT SaveOptions {
   // zstd is applied where it makes the object smaller (plaintexts, secret
   // keys, structured data); bit-packed uniform residues (ciphertexts, keys)
   // gain nothing from it and are then stored uncompressed.
@@ -77,7 +78,7 @@ struct SaveOptions {
   bool seeded = true;
 };
 
-struct LoadOptions {
+struct HEFT_EXPORT LoadOptions {
   // Largest object accepted, in bytes of uncompressed payload. Lengths are
   // checked against it before anything is allocated.
   std::size_t max_bytes = std::size_t{4} << 30;
@@ -99,10 +100,10 @@ struct LoadOptions {
 using ParameterHash = std::array<uint8_t, 32>;
 // SHA-256 of the canonical encoding of the parameters (dnum resolved), the
 // value every frame carries to name the parameters it belongs to.
-ParameterHash parameter_hash(const Parameters& parameters);
+HEFT_EXPORT ParameterHash parameter_hash(const Parameters& parameters);
 
 // What a frame's header says, after the frame and its checksum are checked.
-struct ObjectInfo {
+struct HEFT_EXPORT ObjectInfo {
   ObjectType type{};
   uint16_t version = 0;
   Compression compression = Compression::none;
@@ -110,70 +111,75 @@ struct ObjectInfo {
   std::size_t stored_bytes = 0;   // the payload as stored (compressed or not)
   std::size_t payload_bytes = 0;  // the payload uncompressed
 };
-ObjectInfo inspect(std::span<const uint8_t> bytes, const LoadOptions& options = {});
+HEFT_EXPORT ObjectInfo inspect(std::span<const uint8_t> bytes, const LoadOptions& options = {});
 
 // Streams: one frame out, one frame in (FormatError on a short or bad read).
-void write_object(std::ostream& out, std::span<const uint8_t> bytes);
-Bytes read_object(std::istream& in, const LoadOptions& options = {});
+HEFT_EXPORT void write_object(std::ostream& out, std::span<const uint8_t> bytes);
+HEFT_EXPORT Bytes read_object(std::istream& in, const LoadOptions& options = {});
 
 // Parameter sets (loaded ones are validated like new ones: Parameters::validate;
 // then held to LoadOptions::max_context_bytes and allow_insecure_parameters).
-Bytes save(const Parameters& parameters, const SaveOptions& options = {});
-Parameters load_parameters(std::span<const uint8_t> bytes, const LoadOptions& options = {});
+HEFT_EXPORT Bytes save(const Parameters& parameters, const SaveOptions& options = {});
+HEFT_EXPORT Parameters load_parameters(std::span<const uint8_t> bytes,
+                                       const LoadOptions& options = {});
 
 // Keys. Galois keys can be saved in full or for chosen elements (each must be
 // in the set; see Context::galois_element_for_step for steps).
-Bytes save(const SecretKey& key, const SaveOptions& options = {});
-Bytes save(const PublicKey& key, const SaveOptions& options = {});
-Bytes save(const KeySwitchKey& key, const SaveOptions& options = {});
-Bytes save(const RelinKey& key, const SaveOptions& options = {});
-Bytes save(const GaloisKeys& keys, const SaveOptions& options = {});
-Bytes save(const GaloisKeys& keys, std::span<const uint64_t> galois_elements,
-           const SaveOptions& options = {});
+HEFT_EXPORT Bytes save(const SecretKey& key, const SaveOptions& options = {});
+HEFT_EXPORT Bytes save(const PublicKey& key, const SaveOptions& options = {});
+HEFT_EXPORT Bytes save(const KeySwitchKey& key, const SaveOptions& options = {});
+HEFT_EXPORT Bytes save(const RelinKey& key, const SaveOptions& options = {});
+HEFT_EXPORT Bytes save(const GaloisKeys& keys, const SaveOptions& options = {});
+HEFT_EXPORT Bytes save(const GaloisKeys& keys, std::span<const uint64_t> galois_elements,
+                       const SaveOptions& options = {});
 
 // Keys for the party that evaluates, saved as one object: pass nullptr for
 // any key to leave out (at least one must be given, all of one context).
-Bytes save_key_set(const PublicKey* public_key, const RelinKey* relin_key,
-                   const GaloisKeys* galois_keys, const SaveOptions& options = {});
+HEFT_EXPORT Bytes save_key_set(const PublicKey* public_key, const RelinKey* relin_key,
+                               const GaloisKeys* galois_keys, const SaveOptions& options = {});
 // What load_key_set returns: the keys that were saved.
-struct KeySet {
+struct HEFT_EXPORT KeySet {
   std::optional<PublicKey> public_key;
   std::optional<RelinKey> relin_key;
   std::optional<GaloisKeys> galois_keys;
 };
 // The Galois keys of left rotations by `steps` (and conjugation if asked).
-Bytes save_galois_steps(const GaloisKeys& keys, std::span<const int64_t> steps,
-                        bool include_conjugation = false, const SaveOptions& options = {});
+HEFT_EXPORT Bytes save_galois_steps(const GaloisKeys& keys, std::span<const int64_t> steps,
+                                    bool include_conjugation = false,
+                                    const SaveOptions& options = {});
 
 using ContextPtr = std::shared_ptr<const Context>;
-KeySet load_key_set(const ContextPtr& context, std::span<const uint8_t> bytes,
-                    const LoadOptions& options = {});
+HEFT_EXPORT KeySet load_key_set(const ContextPtr& context, std::span<const uint8_t> bytes,
+                                const LoadOptions& options = {});
 
 // Contexts travel as the parameters that rebuild them; load_context checks
 // them as load_parameters does before it builds the context.
-Bytes save(const Context& context, const SaveOptions& options = {});
-ContextPtr load_context(std::span<const uint8_t> bytes, const LoadOptions& options = {});
-SecretKey load_secret_key(const ContextPtr& context, std::span<const uint8_t> bytes,
-                          const LoadOptions& options = {});
-PublicKey load_public_key(const ContextPtr& context, std::span<const uint8_t> bytes,
-                          const LoadOptions& options = {});
-KeySwitchKey load_switch_key(const ContextPtr& context, std::span<const uint8_t> bytes,
-                             const LoadOptions& options = {});
-RelinKey load_relin_key(const ContextPtr& context, std::span<const uint8_t> bytes,
-                        const LoadOptions& options = {});
-GaloisKeys load_galois_keys(const ContextPtr& context, std::span<const uint8_t> bytes,
-                            const LoadOptions& options = {});
+HEFT_EXPORT Bytes save(const Context& context, const SaveOptions& options = {});
+HEFT_EXPORT ContextPtr load_context(std::span<const uint8_t> bytes,
+                                    const LoadOptions& options = {});
+HEFT_EXPORT SecretKey load_secret_key(const ContextPtr& context, std::span<const uint8_t> bytes,
+                                      const LoadOptions& options = {});
+HEFT_EXPORT PublicKey load_public_key(const ContextPtr& context, std::span<const uint8_t> bytes,
+                                      const LoadOptions& options = {});
+HEFT_EXPORT KeySwitchKey load_switch_key(const ContextPtr& context, std::span<const uint8_t> bytes,
+                                         const LoadOptions& options = {});
+HEFT_EXPORT RelinKey load_relin_key(const ContextPtr& context, std::span<const uint8_t> bytes,
+                                    const LoadOptions& options = {});
+HEFT_EXPORT GaloisKeys load_galois_keys(const ContextPtr& context, std::span<const uint8_t> bytes,
+                                        const LoadOptions& options = {});
 
 // Plaintexts and ciphertexts, with level, scale, slots and flags. A loaded
 // seeded ciphertext is expanded and keeps its seed, so saving it again stays
 // compact.
-Bytes save(const Context& context, const Plaintext& plain, const SaveOptions& options = {});
-Bytes save(const Context& context, const Ciphertext& ciphertext, const SaveOptions& options = {});
-Bytes save(const Context& context, const SeededCiphertext& ciphertext,
-           const SaveOptions& options = {});
-Plaintext load_plaintext(const ContextPtr& context, std::span<const uint8_t> bytes,
-                         const LoadOptions& options = {});
-Ciphertext load_ciphertext(const ContextPtr& context, std::span<const uint8_t> bytes,
-                           const LoadOptions& options = {});
+HEFT_EXPORT Bytes save(const Context& context, const Plaintext& plain,
+                       const SaveOptions& options = {});
+HEFT_EXPORT Bytes save(const Context& context, const Ciphertext& ciphertext,
+                       const SaveOptions& options = {});
+HEFT_EXPORT Bytes save(const Context& context, const SeededCiphertext& ciphertext,
+                       const SaveOptions& options = {});
+HEFT_EXPORT Plaintext load_plaintext(const ContextPtr& context, std::span<const uint8_t> bytes,
+                                     const LoadOptions& options = {});
+HEFT_EXPORT Ciphertext load_ciphertext(const ContextPtr& context, std::span<const uint8_t> bytes,
+                                       const LoadOptions& options = {});
 
 }  // namespace heft::rlwe

@@ -15,17 +15,18 @@
 #include <span>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/math/modulus.hpp"
 #include "heft/math/ntt_tables.hpp"
 
 namespace heft::schemes {
 
-struct IntegerPlaintext {
+struct HEFT_EXPORT IntegerPlaintext {
   std::vector<uint64_t> coefficients;  // N values in [0, t)
   uint64_t modulus = 0;                // t
 };
 
-class BatchEncoder {
+class HEFT_EXPORT BatchEncoder {
  public:
   // Throws InvalidArgument unless t is a prime = 1 mod 2N (a "batching prime")
   // and N is a power of two in [8, 2^17].
@@ -57,8 +58,8 @@ class BatchEncoder {
 // (no batching needed). Signed values are stored mod t; decode_signed maps back
 // to (-t/2, t/2]. InvalidArgument for N not a power of two in [8, 2^17], t out
 // of range, more than N values, or (decoding) a coefficient not below t.
-IntegerPlaintext encode_coefficients(std::span<const int64_t> values, uint64_t degree,
-                                     uint64_t plain_modulus);
-std::vector<int64_t> decode_coefficients_signed(const IntegerPlaintext& plain);
+HEFT_EXPORT IntegerPlaintext encode_coefficients(std::span<const int64_t> values, uint64_t degree,
+                                                 uint64_t plain_modulus);
+HEFT_EXPORT std::vector<int64_t> decode_coefficients_signed(const IntegerPlaintext& plain);
 
 }  // namespace heft::schemes

@@ -19,13 +19,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/parameters.hpp"
 
 namespace heft::schemes {
 
 enum class IntegerScheme { bfv, bgv };
 
-struct IntegerParameterRequest {
+struct HEFT_EXPORT IntegerParameterRequest {
   IntegerScheme scheme = IntegerScheme::bfv;
   std::size_t depth = 1;       // ciphertext multiplications in sequence
   int plain_bits = 17;         // size of t when plain_modulus is 0
@@ -36,6 +37,6 @@ struct IntegerParameterRequest {
 
 // Throws InvalidArgument if the request is impossible (t out of range, t not
 // a batching prime when batching is asked for, depth too large for 2^17).
-rlwe::Parameters suggest_integer_parameters(const IntegerParameterRequest& request);
+HEFT_EXPORT rlwe::Parameters suggest_integer_parameters(const IntegerParameterRequest& request);
 
 }  // namespace heft::schemes

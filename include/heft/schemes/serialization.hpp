@@ -8,6 +8,7 @@
 
 #include <span>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/serialization.hpp"
 #include "heft/schemes/batch_encoder.hpp"
 #include "heft/schemes/bgv/ciphertext.hpp"
@@ -15,19 +16,20 @@
 namespace heft::schemes {
 
 // The plaintext's modulus and length must be the context's t and N.
-rlwe::Bytes save(const rlwe::Context& context, const IntegerPlaintext& plain,
-                 const rlwe::SaveOptions& options = {});
-IntegerPlaintext load_integer_plaintext(const rlwe::ContextPtr& context,
-                                        std::span<const uint8_t> bytes,
-                                        const rlwe::LoadOptions& options = {});
+HEFT_EXPORT rlwe::Bytes save(const rlwe::Context& context, const IntegerPlaintext& plain,
+                             const rlwe::SaveOptions& options = {});
+HEFT_EXPORT IntegerPlaintext load_integer_plaintext(const rlwe::ContextPtr& context,
+                                                    std::span<const uint8_t> bytes,
+                                                    const rlwe::LoadOptions& options = {});
 
 }  // namespace heft::schemes
 
 namespace heft::bgv {
 
-rlwe::Bytes save(const rlwe::Context& context, const Ciphertext& ciphertext,
-                 const rlwe::SaveOptions& options = {});
-Ciphertext load_ciphertext(const rlwe::ContextPtr& context, std::span<const uint8_t> bytes,
-                           const rlwe::LoadOptions& options = {});
+HEFT_EXPORT rlwe::Bytes save(const rlwe::Context& context, const Ciphertext& ciphertext,
+                             const rlwe::SaveOptions& options = {});
+HEFT_EXPORT Ciphertext load_ciphertext(const rlwe::ContextPtr& context,
+                                       std::span<const uint8_t> bytes,
+                                       const rlwe::LoadOptions& options = {});
 
 }  // namespace heft::bgv

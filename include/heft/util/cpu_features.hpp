@@ -4,9 +4,11 @@
 
 #include <string>
 
+#include "heft/export.hpp"
+
 namespace heft {
 
-struct CpuFeatures {
+struct HEFT_EXPORT CpuFeatures {
   bool sse42 = false;
   bool avx = false;
   bool avx2 = false;
@@ -26,6 +28,6 @@ struct CpuFeatures {
 };
 
 // Features of the CPU running this process (computed once, then cached).
-const CpuFeatures& cpu_features();
+HEFT_EXPORT const CpuFeatures& cpu_features();
 
 }  // namespace heft

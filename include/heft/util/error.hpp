@@ -7,22 +7,24 @@
 #include <stdexcept>
 #include <string>
 
+#include "heft/export.hpp"
+
 namespace heft {
 
 // Base of every exception heft throws on purpose.
-class Error : public std::runtime_error {
+class HEFT_EXPORT Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
 // An argument is malformed or out of range (not a power of two, not prime, ...).
-class InvalidArgument : public Error {
+class HEFT_EXPORT InvalidArgument : public Error {
  public:
   using Error::Error;
 };
 
 // Operands do not fit together (different lengths, towers, forms, contexts).
-class MismatchError : public InvalidArgument {
+class HEFT_EXPORT MismatchError : public InvalidArgument {
  public:
   using InvalidArgument::InvalidArgument;
 };
@@ -30,7 +32,7 @@ class MismatchError : public InvalidArgument {
 // Serialized bytes are malformed: truncated, corrupted (checksum), of another
 // format version or object type, or with a field out of range. Loading never
 // returns a half-built object: it throws this instead.
-class FormatError : public InvalidArgument {
+class HEFT_EXPORT FormatError : public InvalidArgument {
  public:
   using InvalidArgument::InvalidArgument;
 };
@@ -39,14 +41,14 @@ class FormatError : public InvalidArgument {
 // (the BGV evaluator's noise estimate), so that it would decrypt to garbage:
 // refused instead. A subclass of InvalidArgument, as a product at a level with
 // no prime left to switch away (depth exhausted) has always been.
-class NoiseBudgetError : public InvalidArgument {
+class HEFT_EXPORT NoiseBudgetError : public InvalidArgument {
  public:
   using InvalidArgument::InvalidArgument;
 };
 
 // The request is valid but this CPU or build cannot honour it (e.g. an ISA level
 // the processor lacks).
-class UnsupportedError : public Error {
+class HEFT_EXPORT UnsupportedError : public Error {
  public:
   using Error::Error;
 };

@@ -12,20 +12,22 @@
 
 #include <cstddef>
 
+#include "heft/export.hpp"
+
 namespace heft {
 
 // Returns a block of at least `bytes` bytes aligned to 64 (contents undefined).
-void* pool_allocate(std::size_t bytes);
+HEFT_EXPORT void* pool_allocate(std::size_t bytes);
 // Gives back a block from pool_allocate of the same size.
-void pool_release(void* block, std::size_t bytes) noexcept;
+HEFT_EXPORT void pool_release(void* block, std::size_t bytes) noexcept;
 // Idle bytes the pool may keep, and the bytes it keeps now.
-std::size_t pool_limit_bytes() noexcept;
-std::size_t pool_idle_bytes() noexcept;
+HEFT_EXPORT std::size_t pool_limit_bytes() noexcept;
+HEFT_EXPORT std::size_t pool_idle_bytes() noexcept;
 // Returns every idle block to the system.
-void pool_trim() noexcept;
+HEFT_EXPORT void pool_trim() noexcept;
 // The idle-byte limit a HEFT_POOL_LIMIT_MB value sets: a decimal count of MiB
 // (values too large for the address space mean "no limit"); null, empty or
 // not a plain decimal number gives the default, 2048 MiB.
-std::size_t pool_limit_from_text(const char* text) noexcept;
+HEFT_EXPORT std::size_t pool_limit_from_text(const char* text) noexcept;
 
 }  // namespace heft

@@ -13,17 +13,19 @@
 #include <cstddef>
 #include <functional>
 
+#include "heft/export.hpp"
+
 namespace heft {
 
 // Threads parallel_for may use (>= 1). Defaults to HEFT_NUM_THREADS, else all cores.
-std::size_t num_threads();
+HEFT_EXPORT std::size_t num_threads();
 
 // Changes the thread count for later calls (0 means "all cores"); InvalidArgument
 // above 4096, Error if the threads cannot be started (the pool keeps those it has).
-void set_num_threads(std::size_t count);
+HEFT_EXPORT void set_num_threads(std::size_t count);
 
 // True while the current thread is executing a parallel_for body.
-bool in_parallel_region();
+HEFT_EXPORT bool in_parallel_region();
 
 // Calls body(i) for every i in [begin, end), spread over the pool. Iterations
 // must be independent. Each thread starts on its own contiguous range (the
@@ -31,6 +33,7 @@ bool in_parallel_region();
 // usually runs on the same thread from one call to the next) and then takes
 // what is left of the others'. Each index costs an atomic increment, so it
 // should stand for real work (a tower, a digit, a chunk the caller sized).
-void parallel_for(std::size_t begin, std::size_t end, const std::function<void(std::size_t)>& body);
+HEFT_EXPORT void parallel_for(std::size_t begin, std::size_t end,
+                              const std::function<void(std::size_t)>& body);
 
 }  // namespace heft

@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/ciphertext.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/keys.hpp"
@@ -34,7 +35,7 @@ namespace heft::bfv {
 using rlwe::Ciphertext;
 using schemes::IntegerPlaintext;
 
-class Encryptor {
+class HEFT_EXPORT Encryptor {
  public:
   // Throws InvalidArgument if the key's parameters have no plaintext modulus.
   explicit Encryptor(const rlwe::PublicKey& public_key);
@@ -51,7 +52,7 @@ class Encryptor {
   rlwe::Encryptor encryptor_;
 };
 
-class Decryptor {
+class HEFT_EXPORT Decryptor {
  public:
   explicit Decryptor(const rlwe::SecretKey& secret_key);
 

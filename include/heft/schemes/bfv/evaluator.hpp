@@ -63,6 +63,7 @@
 #include <optional>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/ring/base_converter.hpp"
 #include "heft/rlwe/ciphertext.hpp"
 #include "heft/rlwe/context.hpp"
@@ -74,7 +75,7 @@ namespace heft::bfv {
 using rlwe::Ciphertext;
 using schemes::IntegerPlaintext;
 
-class Evaluator {
+class HEFT_EXPORT Evaluator {
  public:
   // Throws InvalidArgument on a null context or one without plaintext modulus.
   explicit Evaluator(std::shared_ptr<const rlwe::Context> context);

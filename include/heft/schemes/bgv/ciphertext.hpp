@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/ciphertext.hpp"
 
 namespace heft::bgv {
@@ -25,7 +26,7 @@ namespace heft::bgv {
 // it (NoiseBudgetError) until noise_log2 is set.
 inline constexpr double kUnknownNoise = std::numeric_limits<double>::infinity();
 
-struct Ciphertext {
+struct HEFT_EXPORT Ciphertext {
   rlwe::Ciphertext ct;      // parts in NTT form
   uint64_t correction = 1;  // in [1, t), invertible mod t
   // log2 of the bound on the noise; kUnknownNoise when nobody estimated it

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 
+#include "heft/export.hpp"
 #include "heft/ring/base_converter.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/keys.hpp"
@@ -21,29 +22,29 @@ namespace heft::bgv {
 
 // The plaintext modulus t of a BGV context; throws InvalidArgument if the
 // parameters have none (plain_modulus = 0).
-uint64_t plain_modulus(const rlwe::Context& context);
+HEFT_EXPORT uint64_t plain_modulus(const rlwe::Context& context);
 
 // A key generator whose keys have errors multiplied by t.
-rlwe::KeyGenerator make_key_generator(std::shared_ptr<const rlwe::Context> context);
-rlwe::KeyGenerator make_key_generator(std::shared_ptr<const rlwe::Context> context,
-                                      const rlwe::SecretKey& secret_key);
+HEFT_EXPORT rlwe::KeyGenerator make_key_generator(std::shared_ptr<const rlwe::Context> context);
+HEFT_EXPORT rlwe::KeyGenerator make_key_generator(std::shared_ptr<const rlwe::Context> context,
+                                                  const rlwe::SecretKey& secret_key);
 
 // Throws InvalidArgument naming `operation` unless the correction factor is
 // invertible mod t: in [1, t) and coprime to t (only a non-prime t has others).
-void check_correction(uint64_t correction, uint64_t t, const char* operation);
+HEFT_EXPORT void check_correction(uint64_t correction, uint64_t t, const char* operation);
 
 // Throws InvalidArgument unless plain has N coefficients below t = its
 // modulus, and MismatchError if that t is not the context's.
-void check_plaintext(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
-                     const char* operation);
+HEFT_EXPORT void check_plaintext(const rlwe::Context& context,
+                                 const schemes::IntegerPlaintext& plain, const char* operation);
 
 // m lifted to Q_level: coefficients taken centered in (-t/2, t/2] (smallest
 // norm, so least noise in products), NTT form, level + 1 towers.
 // Checks plain first (check_plaintext, named "lift_plaintext").
-ring::RnsPoly lift_plaintext(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
-                             std::size_t level);
+HEFT_EXPORT ring::RnsPoly lift_plaintext(const rlwe::Context& context,
+                                         const schemes::IntegerPlaintext& plain, std::size_t level);
 
-class Encryptor {
+class HEFT_EXPORT Encryptor {
  public:
   // Public-key encryption; the key must come from make_key_generator.
   explicit Encryptor(const rlwe::PublicKey& public_key);
@@ -63,7 +64,7 @@ class Encryptor {
   double fresh_noise_log2_ = 0;
 };
 
-class Decryptor {
+class HEFT_EXPORT Decryptor {
  public:
   explicit Decryptor(const rlwe::SecretKey& secret_key);
 

@@ -44,6 +44,7 @@
 #include <string>
 #include <utility>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/context.hpp"
 #include "heft/rlwe/keys.hpp"
 #include "heft/schemes/batch_encoder.hpp"
@@ -54,7 +55,7 @@ namespace heft::bgv {
 
 enum class ModSwitchMode { automatic, manual };
 
-class Evaluator {
+class HEFT_EXPORT Evaluator {
  public:
   // Throws InvalidArgument for a null context or one without t.
   explicit Evaluator(std::shared_ptr<const rlwe::Context> context,

@@ -59,9 +59,9 @@
 namespace heft::bgv {
 
 // log2(2^a + 2^b); kUnknownNoise if either is.
-[[nodiscard]] double log2_sum(double a, double b) noexcept;
+[[nodiscard]] HEFT_EXPORT double log2_sum(double a, double b) noexcept;
 
-class NoiseModel {
+class HEFT_EXPORT NoiseModel {
  public:
   // The context must have a plaintext modulus t (InvalidArgument otherwise).
   explicit NoiseModel(const rlwe::Context& context);

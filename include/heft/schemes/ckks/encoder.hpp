@@ -32,6 +32,7 @@
 #include <span>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/context.hpp"
 #include "heft/rlwe/keys.hpp"
 #include "heft/rlwe/plaintext.hpp"
@@ -45,14 +46,14 @@ class TowerAgreementCheck;
 }
 
 // A plaintext given over Q_level * P: its special-prime towers too (NTT form).
-struct ExtendedPlaintext {
+struct HEFT_EXPORT ExtendedPlaintext {
   rlwe::ExtendedPoly poly;
   double scale = 1.0;
   std::size_t slots = 0;
   [[nodiscard]] std::size_t level() const noexcept { return poly.q.tower_count() - 1; }
 };
 
-class Encoder {
+class HEFT_EXPORT Encoder {
  public:
   // Throws InvalidArgument on a null context.
   explicit Encoder(std::shared_ptr<const rlwe::Context> context);

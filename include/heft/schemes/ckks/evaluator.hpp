@@ -45,6 +45,7 @@
 #include <span>
 #include <vector>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/ciphertext.hpp"
 #include "heft/rlwe/context.hpp"
 #include "heft/rlwe/key_switching.hpp"
@@ -59,7 +60,7 @@ using rlwe::Plaintext;
 
 enum class ScaleMode { automatic, manual };
 
-class Evaluator {
+class HEFT_EXPORT Evaluator {
  public:
   explicit Evaluator(std::shared_ptr<const rlwe::Context> context,
                      ScaleMode mode = ScaleMode::automatic);

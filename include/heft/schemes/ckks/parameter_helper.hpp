@@ -6,11 +6,12 @@
 
 #include <cstddef>
 
+#include "heft/export.hpp"
 #include "heft/rlwe/parameters.hpp"
 
 namespace heft::ckks {
 
-struct ParameterRequest {
+struct HEFT_EXPORT ParameterRequest {
   std::size_t depth = 1;      // multiplications in sequence (levels to rescale through)
   int scale_bits = 40;        // log2 of the scale; also the size of the rescaling primes
   int first_prime_bits = 60;  // q_0: must hold scale * max |value| at the last level
@@ -21,6 +22,6 @@ struct ParameterRequest {
 
 // Throws InvalidArgument if the request is impossible (bit sizes out of range,
 // first prime not above the scale, depth too large for any N up to 2^17).
-rlwe::Parameters suggest_parameters(const ParameterRequest& request);
+HEFT_EXPORT rlwe::Parameters suggest_parameters(const ParameterRequest& request);
 
 }  // namespace heft::ckks

@@ -15,9 +15,11 @@
 #include <span>
 #include <vector>
 
+#include "heft/export.hpp"
+
 namespace heft::ckks {
 
-class SpecialFft {
+class HEFT_EXPORT SpecialFft {
  public:
   // Tables for up to `max_slots` slots (a power of two >= 1); any power-of-two
   // slot count up to it can then be transformed.
