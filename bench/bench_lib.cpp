@@ -27,6 +27,7 @@
 #include "heft/schemes/ckks/evaluator.hpp"
 #include "heft/util/parallel.hpp"
 #include "parameter_sets.hpp"
+#include "run_benchmarks.hpp"
 
 namespace {
 
@@ -343,11 +344,5 @@ int main(int argc, char** argv) {
     register_integer_scheme<BfvScheme>(set);
     register_integer_scheme<BgvScheme>(set);
   }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::AddCustomContext("heft_isa", heft::math::to_string(heft::math::active_isa()));
-  benchmark::AddCustomContext("heft_threads", std::to_string(heft::num_threads()));
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return run_benchmarks(argc, argv);
 }

@@ -26,6 +26,7 @@
 #include "heft/schemes/ckks/special_fft.hpp"
 #include "heft/util/aligned_buffer.hpp"
 #include "heft/util/parallel.hpp"
+#include "run_benchmarks.hpp"
 
 namespace {
 
@@ -325,11 +326,5 @@ BENCHMARK_CAPTURE(special_fft, inv, false)
 
 int main(int argc, char** argv) {
   register_kernel_rows();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::AddCustomContext("heft_isa", heft::math::to_string(heft::math::active_isa()));
-  benchmark::AddCustomContext("heft_threads", std::to_string(heft::num_threads()));
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return run_benchmarks(argc, argv);
 }

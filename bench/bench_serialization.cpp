@@ -25,6 +25,7 @@
 #include "heft/schemes/ckks/evaluator.hpp"
 #include "heft/util/parallel.hpp"
 #include "parameter_sets.hpp"
+#include "run_benchmarks.hpp"
 
 namespace {
 
@@ -163,12 +164,5 @@ const int registered = register_all();
 }  // namespace
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  // What scripts/benchmark_record.py puts in the record's machine lines.
-  benchmark::AddCustomContext("heft_isa", heft::math::to_string(heft::math::active_isa()));
-  benchmark::AddCustomContext("heft_threads", std::to_string(heft::num_threads()));
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return run_benchmarks(argc, argv);
 }
