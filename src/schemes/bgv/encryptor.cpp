@@ -11,9 +11,9 @@
 #include "heft/math/modulus.hpp"
 #include "heft/ring/rns_base.hpp"
 #include "heft/schemes/bgv/noise_model.hpp"
-#include "heft/schemes/plaintext_lift.hpp"
 #include "heft/util/error.hpp"
 #include "ring/multiword.hpp"
+#include "schemes/common/plaintext_lift.hpp"
 
 namespace heft::bgv {
 namespace {

@@ -14,9 +14,9 @@
 #include "heft/rlwe/modulus_switching.hpp"
 #include "heft/rlwe/rotation_plan.hpp"
 #include "heft/schemes/bgv/encryptor.hpp"
-#include "heft/schemes/plaintext_lift.hpp"
 #include "heft/util/error.hpp"
 #include "schemes/bgv/reconciliation.hpp"
+#include "schemes/common/plaintext_lift.hpp"
 
 namespace heft::bgv {
 
