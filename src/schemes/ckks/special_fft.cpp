@@ -18,10 +18,6 @@
 namespace heft::ckks {
 namespace {
 
-bool is_power_of_two(std::size_t x) {
-  return x != 0 && (x & (x - 1)) == 0;
-}
-
 // exp(2 pi i k / m) computed from the angle reduced to the first octant, so
 // every root is accurate to about one ulp regardless of k.
 std::complex<double> root_of_unity(uint64_t k, uint64_t m) {
@@ -93,7 +89,7 @@ std::complex<double> root_of_unity(uint64_t k, uint64_t m) {
 }  // namespace
 
 SpecialFft::SpecialFft(std::size_t max_slots) : max_slots_(max_slots) {
-  if (!is_power_of_two(max_slots)) {
+  if (!std::has_single_bit(max_slots)) {
     throw InvalidArgument("CKKS slot count " + std::to_string(max_slots) +
                           " must be a power of two");
   }
@@ -185,7 +181,7 @@ void SpecialFft::permute_bit_reversed(std::span<std::complex<double>> values, do
 // from 2^12 to 2^16 (docs/performance-notes.md, threads).
 void SpecialFft::forward(std::span<std::complex<double>> values) const {
   const std::size_t n = values.size();
-  if (!is_power_of_two(n) || n > max_slots_) {
+  if (!std::has_single_bit(n) || n > max_slots_) {
     throw InvalidArgument("special FFT of " + std::to_string(n) +
                           " values: need a power of two up to " + std::to_string(max_slots_));
   }
@@ -195,7 +191,7 @@ void SpecialFft::forward(std::span<std::complex<double>> values) const {
 
 void SpecialFft::inverse(std::span<std::complex<double>> values) const {
   const std::size_t n = values.size();
-  if (!is_power_of_two(n) || n > max_slots_) {
+  if (!std::has_single_bit(n) || n > max_slots_) {
     throw InvalidArgument("special inverse FFT of " + std::to_string(n) +
                           " values: need a power of two up to " + std::to_string(max_slots_));
   }
