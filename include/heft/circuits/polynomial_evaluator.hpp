@@ -39,6 +39,7 @@
 #include <span>
 #include <vector>
 
+#include "heft/circuits/approximation.hpp"
 #include "heft/circuits/polynomial.hpp"
 #include "heft/export.hpp"
 #include "heft/rlwe/ciphertext.hpp"
@@ -87,6 +88,16 @@ class HEFT_EXPORT PolynomialEvaluator {
                                                       std::span<const Polynomial> polynomials,
                                                       std::span<const int> slot_group,
                                                       double target_scale) const;
+
+  // A composition: the stages in turn, each landing on the default scale
+  // of its level. Depth: f.depth().
+  [[nodiscard]] rlwe::Ciphertext evaluate(const rlwe::Ciphertext& x,
+                                          const CompositePolynomial& f) const;
+  // max(x, 0) for values in [-1, 1]: x h(x) with h = (1 + sign) / 2 from a
+  // sign approximation (sign_approximation); exact to its precision where
+  // |x| >= its epsilon, within epsilon elsewhere. Depth sign.depth() + 1.
+  [[nodiscard]] rlwe::Ciphertext relu(const rlwe::Ciphertext& x,
+                                      const CompositePolynomial& sign) const;
 
   // The ciphertext-ciphertext products evaluate() performs on p (powers and
   // giant steps), for tests and cost estimates.
