@@ -123,8 +123,7 @@ std::vector<rlwe::Ciphertext> LinearTransformEvaluator::evaluate(
   }
 
   // Hoisting: one decomposition of c1 for every baby step, each baby step's
-  // key product once, with P c0 added (its automorphism is taken later, in
-  // the pass that multiplies by a diagonal).
+  // key product once, with P c0 added, then its automorphism.
   const rlwe::DecomposedPoly digits = rlwe::decompose(context, x.parts[1]);
   const ExtendedPair lifted = rlwe::lift_to_extended(context, x.parts[0], x.parts[1]);
   std::map<std::size_t, ExtendedPair> baby_products;
@@ -142,6 +141,17 @@ std::vector<rlwe::Ciphertext> LinearTransformEvaluator::evaluate(
         baby_products.emplace(keyed[first + k], std::move(products[k]));
       }
     }
+    // Each baby step's image under its automorphism, taken once: every giant
+    // step's terms then multiply it in place (a plain product per term
+    // instead of a permuted one).
+    std::vector<std::size_t> order(keyed.begin(), keyed.end());
+    parallel_for(0, 4 * order.size(), [&](std::size_t job) {
+      ExtendedPair& products = baby_products.at(order[job / 4]);
+      const uint64_t g = elements.at(order[job / 4]);
+      rlwe::ExtendedPoly& part = products[(job % 4) / 2];
+      ring::RnsPoly& poly = job % 2 ? part.p : part.q;
+      poly = poly.automorphism(g);
+    });
   }
 
   // The giant steps of every transform, spread over the threads.
@@ -157,28 +167,32 @@ std::vector<rlwe::Ciphertext> LinearTransformEvaluator::evaluate(
   for (std::size_t t = 0; t < transforms.size(); ++t)
     sums.push_back(zero_extended(context, level));
   std::vector<std::mutex> locks(transforms.size());
-  parallel_for(0, jobs.size(), [&](std::size_t j) {
-    const Job& job = jobs[j];
-    // The inner sum over Q_l * P: sum_b diagonal (.) rotate(x, b), each
-    // rotation's automorphism taken in the product's pass.
-    ExtendedPair inner = zero_extended(context, level);
-    for (const auto& term : job.giant->terms) {
+  // The inner sum of one giant step over Q_l * P: sum_b diagonal (.)
+  // rotate(x, b), each rotation's automorphism taken in the product's pass.
+  // Its four accumulators (2 parts, Q and P towers) are independent.
+  const auto accumulate = [&](const LinearTransform::GiantStep& giant, ExtendedPair& inner,
+                              std::size_t accumulator) {
+    const std::size_t k = accumulator / 2;
+    const bool special = accumulator % 2 == 1;
+    for (const auto& term : giant.terms) {
       ring::RnsPoly cut;
-      const ring::RnsPoly& d_q = q_towers_at(term.diagonal, level, cut);
-      const ring::RnsPoly& d_p = term.diagonal.poly.p;
+      const ring::RnsPoly& d = special ? term.diagonal.poly.p : q_towers_at(term.diagonal, level, cut);
+      ring::RnsPoly& out = special ? inner[k].p : inner[k].q;
       if (term.baby == 0) {
-        for (std::size_t k = 0; k < 2; ++k) {
-          inner[k].q.add_product(lifted[k].q, d_q);
-          inner[k].p.add_product(lifted[k].p, d_p);
-        }
+        out.add_product(special ? lifted[k].p : lifted[k].q, d);
         continue;
       }
-      const ExtendedPair& products = baby_products.at(term.baby);
-      const uint64_t g = elements.at(term.baby);
-      for (std::size_t k = 0; k < 2; ++k) {
-        inner[k].q.add_product_automorphism(d_q, products[k].q, g);
-        inner[k].p.add_product_automorphism(d_p, products[k].p, g);
-      }
+      const ExtendedPair& image = baby_products.at(term.baby);
+      out.add_product(d, special ? image[k].p : image[k].q);
+    }
+  };
+  const auto run_job = [&](const Job& job, bool split_accumulators) {
+    ExtendedPair inner = zero_extended(context, level);
+    if (split_accumulators) {
+      parallel_for(0, 4, [&](std::size_t a) { accumulate(*job.giant, inner, a); });
+    } else {
+      for (std::size_t a = 0; a < 4; ++a)
+        accumulate(*job.giant, inner, a);
     }
     if (job.giant->giant != 0) {
       // Divide the inner sum by P once, then rotate it by the giant step,
@@ -190,7 +204,16 @@ std::vector<rlwe::Ciphertext> LinearTransformEvaluator::evaluate(
     }
     const std::lock_guard<std::mutex> lock(locks[job.transform]);
     add_into(sums[job.transform], inner);
-  });
+  };
+  // The coarsest grain first: giant steps over the threads when there are
+  // enough of them; otherwise one at a time, each spreading its own work
+  // (its accumulators, then the towers of its key switch).
+  if (jobs.size() >= 2 * num_threads()) {
+    parallel_for(0, jobs.size(), [&](std::size_t j) { run_job(jobs[j], false); });
+  } else {
+    for (const Job& job : jobs)
+      run_job(job, true);
+  }
 
   std::vector<rlwe::Ciphertext> results;
   for (std::size_t t = 0; t < transforms.size(); ++t) {
