@@ -75,66 +75,74 @@ const ParameterSet& set_named(const std::string& name) {
 void register_chebyshev(std::size_t degree, const std::string& set_name, int threads) {
   const std::string name = "Circuits_Chebyshev/" + std::to_string(degree) + "/" + set_name +
                            "/threads:" + std::to_string(threads);
-  benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-    heft::set_num_threads(static_cast<std::size_t>(threads));
-    Setup& s = setup_for(set_named(set_name));
-    // OpenFHE's EvalLogistic example: the logistic function on [-4, 4].
-    const auto p = heft::circuits::approximations::sigmoid(-4, 4, degree);
-    const heft::circuits::PolynomialEvaluator polynomials(s.context, s.relin);
-    const auto x = s.encrypt_random(s.encoder.max_slots(), 4);
-    benchmark::DoNotOptimize(polynomials.evaluate(x, p));  // warm: lazily built tables
-    for (auto _ : state)
-      benchmark::DoNotOptimize(polynomials.evaluate(x, p));
-    state.counters["depth"] = static_cast<double>(p.depth());
-    state.counters["products"] = static_cast<double>(polynomials.multiplication_count(p));
-  })->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark(
+      name.c_str(),
+      [=](benchmark::State& state) {
+        heft::set_num_threads(static_cast<std::size_t>(threads));
+        Setup& s = setup_for(set_named(set_name));
+        // OpenFHE's EvalLogistic example: the logistic function on [-4, 4].
+        const auto p = heft::circuits::approximations::sigmoid(-4, 4, degree);
+        const heft::circuits::PolynomialEvaluator polynomials(s.context, s.relin);
+        const auto x = s.encrypt_random(s.encoder.max_slots(), 4);
+        benchmark::DoNotOptimize(polynomials.evaluate(x, p));  // warm: lazily built tables
+        for (auto _ : state)
+          benchmark::DoNotOptimize(polynomials.evaluate(x, p));
+        state.counters["depth"] = static_cast<double>(p.depth());
+        state.counters["products"] = static_cast<double>(polynomials.multiplication_count(p));
+      })
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
 }
 
 // A transform with random values on the given diagonals, evaluated at `level`.
 void register_transform(const std::string& label, const std::string& set_name,
                         std::vector<int64_t> indices, std::size_t slots, std::size_t level,
                         int threads) {
-  const std::string name = "Circuits_LinearTransform/" + label + "/" + set_name +
-                           "/threads:" + std::to_string(threads);
-  benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
-    heft::set_num_threads(static_cast<std::size_t>(threads));
-    Setup& s = setup_for(set_named(set_name));
-    static std::map<std::string, std::unique_ptr<heft::circuits::LinearTransform>> transforms;
-    static std::map<std::string, std::unique_ptr<heft::rlwe::GaloisKeys>> keys;
-    const std::string key = label + set_name;
-    if (!transforms[key]) {
-      std::mt19937_64 rng(2);
-      std::uniform_real_distribution<double> dist(-1, 1);
-      const auto diagonal = [&](int64_t) {
-        std::vector<cd> d(slots);
-        for (auto& v : d)
-          v = cd(dist(rng), dist(rng));
-        return d;
-      };
-      heft::circuits::LinearTransformOptions options;
-      options.level = level;
-      options.slots = slots;
-      transforms[key] = std::make_unique<heft::circuits::LinearTransform>(
-          heft::circuits::LinearTransform::from_function(s.encoder, diagonal, indices, options));
-      keys[key] = std::make_unique<heft::rlwe::GaloisKeys>(
-          s.keygen.create_galois_keys(transforms[key]->rotation_steps()));
-    }
-    const auto& m = *transforms[key];
-    const heft::circuits::LinearTransformEvaluator evaluator(s.context);
-    const auto x = s.evaluator.drop_to_level(s.encrypt_random(slots, 1), level);
-    benchmark::DoNotOptimize(evaluator.evaluate(x, m, *keys[key]));  // warm
-    for (auto _ : state)
-      benchmark::DoNotOptimize(evaluator.evaluate(x, m, *keys[key]));
-    // n1, and the rotations (key switches) each kind of step takes.
-    const auto babies = m.baby_step_set();
-    state.counters["n1"] = static_cast<double>(m.baby_steps());
-    state.counters["baby_rotations"] =
-        static_cast<double>(babies.size() - (babies.front() == 0 ? 1 : 0));
-    state.counters["giant_rotations"] =
-        static_cast<double>(m.rotation_steps().size() + (babies.front() == 0 ? 1 : 0) -
-                            babies.size());
-    state.counters["diagonals"] = static_cast<double>(m.diagonal_count());
-  })->Unit(benchmark::kMillisecond)->UseRealTime();
+  const std::string name =
+      "Circuits_LinearTransform/" + label + "/" + set_name + "/threads:" + std::to_string(threads);
+  benchmark::RegisterBenchmark(
+      name.c_str(),
+      [=](benchmark::State& state) {
+        heft::set_num_threads(static_cast<std::size_t>(threads));
+        Setup& s = setup_for(set_named(set_name));
+        static std::map<std::string, std::unique_ptr<heft::circuits::LinearTransform>> transforms;
+        static std::map<std::string, std::unique_ptr<heft::rlwe::GaloisKeys>> keys;
+        const std::string key = label + set_name;
+        if (!transforms[key]) {
+          std::mt19937_64 rng(2);
+          std::uniform_real_distribution<double> dist(-1, 1);
+          const auto diagonal = [&](int64_t) {
+            std::vector<cd> d(slots);
+            for (auto& v : d)
+              v = cd(dist(rng), dist(rng));
+            return d;
+          };
+          heft::circuits::LinearTransformOptions options;
+          options.level = level;
+          options.slots = slots;
+          transforms[key] = std::make_unique<heft::circuits::LinearTransform>(
+              heft::circuits::LinearTransform::from_function(s.encoder, diagonal, indices,
+                                                             options));
+          keys[key] = std::make_unique<heft::rlwe::GaloisKeys>(
+              s.keygen.create_galois_keys(transforms[key]->rotation_steps()));
+        }
+        const auto& m = *transforms[key];
+        const heft::circuits::LinearTransformEvaluator evaluator(s.context);
+        const auto x = s.evaluator.drop_to_level(s.encrypt_random(slots, 1), level);
+        benchmark::DoNotOptimize(evaluator.evaluate(x, m, *keys[key]));  // warm
+        for (auto _ : state)
+          benchmark::DoNotOptimize(evaluator.evaluate(x, m, *keys[key]));
+        // n1, and the rotations (key switches) each kind of step takes.
+        const auto babies = m.baby_step_set();
+        state.counters["n1"] = static_cast<double>(m.baby_steps());
+        state.counters["baby_rotations"] =
+            static_cast<double>(babies.size() - (babies.front() == 0 ? 1 : 0));
+        state.counters["giant_rotations"] = static_cast<double>(
+            m.rotation_steps().size() + (babies.front() == 0 ? 1 : 0) - babies.size());
+        state.counters["diagonals"] = static_cast<double>(m.diagonal_count());
+      })
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
 }
 
 }  // namespace

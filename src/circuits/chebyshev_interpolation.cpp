@@ -20,8 +20,8 @@ Polynomial chebyshev_interpolate(const std::function<double(double)>& f, double 
   const std::size_t n = degree + 1;
   std::vector<double> values(n);
   for (std::size_t j = 0; j < n; ++j) {
-    const double y = std::cos(std::numbers::pi * (static_cast<double>(j) + 0.5) /
-                              static_cast<double>(n));
+    const double y =
+        std::cos(std::numbers::pi * (static_cast<double>(j) + 0.5) / static_cast<double>(n));
     const double x = (b - a) / 2 * y + (a + b) / 2;
     values[j] = f(x);
     if (!std::isfinite(values[j])) {

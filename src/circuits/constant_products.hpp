@@ -35,8 +35,8 @@ class ConstantProducts {
   // towers are used). acc grows parts if x has more. InvalidArgument naming
   // `operation` if the rounded constant does not fit acc's modulus or its
   // scale acc.scale / x.scale is below 2^8 (too coarse to encode c).
-  void multiply_accumulate(rlwe::Ciphertext& acc, const rlwe::Ciphertext& x,
-                           std::complex<double> c, const char* operation) const;
+  void multiply_accumulate(rlwe::Ciphertext& acc, const rlwe::Ciphertext& x, std::complex<double> c,
+                           const char* operation) const;
 
   // acc += c (the constant at acc's scale, added to part 0 only).
   void add_constant(rlwe::Ciphertext& acc, std::complex<double> c, const char* operation) const;

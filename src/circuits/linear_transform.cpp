@@ -20,8 +20,7 @@ std::size_t resolve_slots(const rlwe::Context& context, std::size_t slots, const
   if (slots == 0) return max_slots;
   if (!std::has_single_bit(slots) || slots > max_slots) {
     throw InvalidArgument(std::string(operation) + ": the slot count " + std::to_string(slots) +
-                          " is not a power of two in [1, N/2 = " + std::to_string(max_slots) +
-                          "]");
+                          " is not a power of two in [1, N/2 = " + std::to_string(max_slots) + "]");
   }
   return slots;
 }
@@ -72,7 +71,8 @@ std::size_t LinearTransform::choose_baby_steps(const rlwe::Context& context,
 }
 
 LinearTransform LinearTransform::encode(
-    const ckks::Encoder& encoder, std::map<std::size_t, std::vector<std::complex<double>>> diagonals,
+    const ckks::Encoder& encoder,
+    std::map<std::size_t, std::vector<std::complex<double>>> diagonals,
     const LinearTransformOptions& options, const char* operation) {
   const auto& context = encoder.context();
   LinearTransform out;
@@ -103,7 +103,8 @@ LinearTransform LinearTransform::encode(
     out.baby_steps_ = choose_baby_steps(*context, indices, out.slots_, options.level);
   }
   const std::size_t n = out.slots_, n1 = out.baby_steps_;
-  std::map<std::size_t, std::vector<std::pair<std::size_t, const std::vector<std::complex<double>>*>>>
+  std::map<std::size_t,
+           std::vector<std::pair<std::size_t, const std::vector<std::complex<double>>*>>>
       by_giant;
   for (const auto& [k, values] : diagonals)
     by_giant[(k / n1) * n1].push_back({k % n1, &values});
@@ -131,8 +132,7 @@ LinearTransform LinearTransform::from_matrix(const ckks::Encoder& encoder,
   if (rows == 0 || rows > n || matrix.size() != rows * n) {
     throw InvalidArgument(std::string(operation) + ": expected rows (1 to " + std::to_string(n) +
                           ") x " + std::to_string(n) + " entries, got " +
-                          std::to_string(matrix.size()) + " for " + std::to_string(rows) +
-                          " rows");
+                          std::to_string(matrix.size()) + " for " + std::to_string(rows) + " rows");
   }
   std::map<std::size_t, std::vector<std::complex<double>>> diagonals;
   for (std::size_t k = 0; k < n; ++k) {

@@ -176,7 +176,8 @@ std::vector<rlwe::Ciphertext> LinearTransformEvaluator::evaluate(
     const bool special = accumulator % 2 == 1;
     for (const auto& term : giant.terms) {
       ring::RnsPoly cut;
-      const ring::RnsPoly& d = special ? term.diagonal.poly.p : q_towers_at(term.diagonal, level, cut);
+      const ring::RnsPoly& d =
+          special ? term.diagonal.poly.p : q_towers_at(term.diagonal, level, cut);
       ring::RnsPoly& out = special ? inner[k].p : inner[k].q;
       if (term.baby == 0) {
         out.add_product(special ? lifted[k].p : lifted[k].q, d);

@@ -13,7 +13,9 @@ namespace heft::circuits {
 namespace {
 
 // T_n(x) for |x| <= 1.
-double chebyshev_t(std::size_t n, double x) { return std::cos(static_cast<double>(n) * std::acos(x)); }
+double chebyshev_t(std::size_t n, double x) {
+  return std::cos(static_cast<double>(n) * std::acos(x));
+}
 
 // Solves a x = b (n x n, row-major) by Gaussian elimination with partial
 // pivoting; a and b are overwritten.
@@ -70,10 +72,10 @@ Polynomial minimax_sign(double epsilon, std::size_t degree, double* error) {
   }
   std::vector<double> reference(k + 1);
   for (std::size_t j = 0; j <= k; ++j)
-    reference[j] = epsilon + (1 - epsilon) *
-                                 (1 - std::cos(std::numbers::pi * static_cast<double>(j) /
-                                               static_cast<double>(k))) /
-                                 2;
+    reference[j] =
+        epsilon +
+        (1 - epsilon) *
+            (1 - std::cos(std::numbers::pi * static_cast<double>(j) / static_cast<double>(k))) / 2;
   std::vector<double> c(k, 0.0);
   double worst = 1;
   for (int iteration = 0; iteration < 100; ++iteration) {

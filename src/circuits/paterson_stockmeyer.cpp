@@ -111,8 +111,7 @@ rlwe::Ciphertext PatersonStockmeyer::leaf(const Coefficients& p, std::size_t tar
 }
 
 rlwe::Ciphertext PatersonStockmeyer::evaluate_pending(const Coefficients& p,
-                                                      std::size_t target_level,
-                                                      double target_scale,
+                                                      std::size_t target_level, double target_scale,
                                                       const Tools& tools) const {
   const auto& primes = tools.evaluator.context()->parameters().ciphertext_moduli;
   const double pending_scale = target_scale * static_cast<double>(primes.at(target_level + 1));
@@ -137,9 +136,9 @@ rlwe::Ciphertext PatersonStockmeyer::evaluate_pending(const Coefficients& p,
   rlwe::Ciphertext r_ct = tools.evaluator.relinearize_rescale(
       evaluate_pending(r, target_level + 1, r_scale, tools), tools.key);
   r_ct.scale = r_scale;
-  const rlwe::Ciphertext giant_here =
-      giant.level() == target_level + 1 ? giant.clone()
-                                        : tools.evaluator.drop_to_level(giant, target_level + 1);
+  const rlwe::Ciphertext giant_here = giant.level() == target_level + 1
+                                          ? giant.clone()
+                                          : tools.evaluator.drop_to_level(giant, target_level + 1);
   rlwe::Ciphertext product = tools.evaluator.multiply(r_ct, giant_here);
   product.scale = pending_scale;
   sum.scale = pending_scale;

@@ -95,7 +95,8 @@ static std::vector<rlwe::Ciphertext> evaluate_all(
                           std::to_string(y.level()));
   }
   if (!(target_scale > 0) || !std::isfinite(target_scale)) {
-    throw InvalidArgument(std::string(operation) + ": the target scale must be positive and finite");
+    throw InvalidArgument(std::string(operation) +
+                          ": the target scale must be positive and finite");
   }
   // y = alpha x + beta.
   const double alpha = variable.variable_scale(), beta = variable.variable_shift();

@@ -11,7 +11,9 @@ namespace heft::circuits::detail {
 namespace {
 // The largest power of two strictly below j (j >= 3, not a power of two:
 // the one below j's top bit otherwise).
-std::size_t split_point(std::size_t j) { return std::bit_floor(j - 1); }
+std::size_t split_point(std::size_t j) {
+  return std::bit_floor(j - 1);
+}
 }  // namespace
 
 PowerBasis::PowerBasis(Basis basis, rlwe::Ciphertext y, const ckks::Evaluator& evaluator,

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "circuits_test_support.hpp"
 #include "heft/circuits/approximation.hpp"
 #include "heft/circuits/polynomial_evaluator.hpp"
 #include "heft/rlwe/encryptor.hpp"
@@ -67,9 +68,10 @@ TEST(CircuitsApproximation, MinimaxSignEquioscillates) {
   EXPECT_LT(worst, error * 1.001);
   EXPECT_GE(sign_changes, 8);  // k + 1 = 9 extrema alternate: at least 8 changes
   // Better than the interpolant of the same degree (the minimax property).
-  const Polynomial interpolant = chebyshev_interpolate(
-      [](double x) { return x > 0 ? 1.0 : -1.0; }, -1, 1, 15);
-  EXPECT_LT(error, max_error(interpolant, [](double) { return 1.0; }, 0.1, 1.0));
+  const Polynomial interpolant =
+      chebyshev_interpolate([](double x) { return x > 0 ? 1.0 : -1.0; }, -1, 1, 15);
+  EXPECT_LT(error, max_error(
+                       interpolant, [](double) { return 1.0; }, 0.1, 1.0));
 }
 
 TEST(CircuitsApproximation, CompositeSignMeetsItsPrecision) {
@@ -86,22 +88,8 @@ TEST(CircuitsApproximation, CompositeSignMeetsItsPrecision) {
   }
 }
 
-struct Fixture {
-  static std::shared_ptr<const rlwe::Context> make_context() {
-    std::vector<int> bits{60};
-    for (int i = 0; i < 14; ++i)
-      bits.push_back(45);
-    auto params = rlwe::make_parameters(4096, bits, {60}, 0, rlwe::SecurityLevel::none);
-    params.scale = std::ldexp(1.0, 45);
-    return rlwe::Context::create(params);
-  }
-  std::shared_ptr<const rlwe::Context> context = make_context();
-  rlwe::KeyGenerator keygen{context};
-  rlwe::RelinKey relin = keygen.create_relin_key();
-  ckks::Encoder encoder{context};
-  ckks::Evaluator evaluator{context};
-  rlwe::Encryptor encryptor{keygen.create_public_key()};
-  rlwe::Decryptor decryptor{keygen.secret_key()};
+struct Fixture : testing::CkksSetup {
+  Fixture() : CkksSetup(testing::make_deep_context(14)) {}
   PolynomialEvaluator polynomials{context, relin};
 };
 
@@ -114,7 +102,7 @@ TEST(CircuitsApproximation, EncryptedFunctionsAndRelu) {
   for (auto& v : x)
     v = dist(rng);
   const std::size_t top = f.context->max_level();
-  const auto ct = f.encryptor.encrypt(f.encoder.encode(x, f.evaluator.scale_at(top), top));
+  const auto ct = f.encrypt(x, top);
 
   // Sigmoid on [-1, 1] (an interval of width 2: no level for the variable).
   const Polynomial sigmoid = approximations::sigmoid(-1, 1, 31);

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "circuits_test_support.hpp"
 #include "heft/circuits/linear_transform.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/keys.hpp"
@@ -21,28 +22,12 @@ namespace {
 
 using cd = std::complex<double>;
 
-struct Fixture {
-  static std::shared_ptr<const rlwe::Context> make_context() {
-    auto params =
-        rlwe::make_parameters(4096, {60, 45, 45, 45}, {60, 60}, 0, rlwe::SecurityLevel::none);
-    params.scale = std::ldexp(1.0, 45);
-    return rlwe::Context::create(params);
-  }
-  std::shared_ptr<const rlwe::Context> context = make_context();
-  rlwe::KeyGenerator keygen{context};
-  ckks::Encoder encoder{context};
-  ckks::Evaluator evaluator{context};
-  rlwe::Encryptor encryptor{keygen.create_public_key()};
-  rlwe::Decryptor decryptor{keygen.secret_key()};
-  LinearTransformEvaluator transforms{context};
-
+struct Fixture : testing::CkksSetup {
+  Fixture() : CkksSetup(testing::make_deep_context(3, {60, 60})) {}
   rlwe::Ciphertext encrypt(const std::vector<cd>& x, std::size_t slots) const {
-    const std::size_t top = context->max_level();
-    return encryptor.encrypt(encoder.encode(x, evaluator.scale_at(top), top, slots));
+    return CkksSetup::encrypt(x, context->max_level(), slots);
   }
-  std::vector<cd> decrypt(const rlwe::Ciphertext& ct) const {
-    return encoder.decode(decryptor.decrypt(ct));
-  }
+  LinearTransformEvaluator transforms{context};
 };
 
 Fixture& fixture() {
@@ -72,6 +57,17 @@ std::vector<cd> reference(const std::map<int64_t, std::vector<cd>>& diagonals,
   return y;
 }
 
+// y = M x for a rows x n matrix (row-major), rows <= n; missing rows are zero.
+std::vector<cd> dense_product(const std::vector<cd>& matrix, std::size_t rows,
+                              const std::vector<cd>& x) {
+  const std::size_t n = x.size();
+  std::vector<cd> y(n, 0.0);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      y[i] += matrix[i * n + j] * x[j];
+  return y;
+}
+
 // Evaluates with exactly the keys the transform lists, rescales, compares.
 void check(const LinearTransform& m, const std::vector<cd>& x, const std::vector<cd>& want,
            double tolerance) {
@@ -97,10 +93,7 @@ TEST(CircuitsLinearTransform, DenseComplexMatrixSparseSlots) {
   const std::size_t n = 256;
   const auto matrix = random_vector(n * n, rng);
   const auto x = random_vector(n, rng);
-  std::vector<cd> want(n, 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j)
-      want[i] += matrix[i * n + j] * x[j];
+  const auto want = dense_product(matrix, n, x);
   LinearTransformOptions options;
   options.level = f.context->max_level();
   options.slots = n;
@@ -117,10 +110,7 @@ TEST(CircuitsLinearTransform, FewerRowsThanSlots) {
   const std::size_t n = 128, rows = 50;
   const auto matrix = random_vector(rows * n, rng);
   const auto x = random_vector(n, rng);
-  std::vector<cd> want(n, 0.0);
-  for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 0; j < n; ++j)
-      want[i] += matrix[i * n + j] * x[j];
+  const auto want = dense_product(matrix, rows, x);
   LinearTransformOptions options;
   options.level = f.context->max_level();
   options.slots = n;
@@ -137,8 +127,8 @@ TEST(CircuitsLinearTransform, BandedFullSlots) {
   const auto x = random_vector(n, rng);
   LinearTransformOptions options;
   options.level = f.context->max_level();
-  check(LinearTransform::from_diagonals(f.encoder, diagonals, options), x,
-        reference(diagonals, x), 1e-6);
+  check(LinearTransform::from_diagonals(f.encoder, diagonals, options), x, reference(diagonals, x),
+        1e-6);
 }
 
 TEST(CircuitsLinearTransform, RandomSparseDiagonalsAndForcedBabySteps) {

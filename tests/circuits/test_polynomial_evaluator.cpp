@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "circuits_test_support.hpp"
 #include "heft/circuits/polynomial.hpp"
 #include "heft/circuits/polynomial_evaluator.hpp"
 #include "heft/rlwe/encryptor.hpp"
@@ -24,29 +25,8 @@ namespace {
 
 using cd = std::complex<double>;
 
-struct Fixture {
-  static std::shared_ptr<const rlwe::Context> make_context() {
-    std::vector<int> bits{60};
-    for (int i = 0; i < 11; ++i)
-      bits.push_back(45);
-    auto params = rlwe::make_parameters(4096, bits, {60}, 0, rlwe::SecurityLevel::none);
-    params.scale = std::ldexp(1.0, 45);
-    return rlwe::Context::create(params);
-  }
-  std::vector<cd> decrypt(const rlwe::Ciphertext& ct) const {
-    return encoder.decode(decryptor.decrypt(ct));
-  }
-  rlwe::Ciphertext encrypt(const std::vector<cd>& x, std::size_t level) const {
-    return encryptor.encrypt(encoder.encode(x, evaluator.scale_at(level), level));
-  }
-
-  std::shared_ptr<const rlwe::Context> context = make_context();
-  rlwe::KeyGenerator keygen{context};
-  rlwe::RelinKey relin = keygen.create_relin_key();
-  ckks::Encoder encoder{context};
-  ckks::Evaluator evaluator{context};
-  rlwe::Encryptor encryptor{keygen.create_public_key()};
-  rlwe::Decryptor decryptor{keygen.secret_key()};
+struct Fixture : testing::CkksSetup {
+  Fixture() : CkksSetup(testing::make_deep_context(11)) {}
   PolynomialEvaluator polynomials{context, relin};
 };
 
@@ -143,8 +123,8 @@ TEST(CircuitsPolynomial, ProductCountNearSqrtTwoD) {
   // About sqrt(2d) + log2(d) non-scalar products (Paterson–Stockmeyer).
   for (std::size_t degree : {15, 31, 59, 63, 119, 255, 1023}) {
     const Polynomial p = Polynomial::chebyshev(std::vector<double>(degree + 1, 0.5));
-    const double bound = std::sqrt(2.0 * static_cast<double>(degree)) +
-                         std::log2(static_cast<double>(degree)) + 3;
+    const double bound =
+        std::sqrt(2.0 * static_cast<double>(degree)) + std::log2(static_cast<double>(degree)) + 3;
     EXPECT_LE(static_cast<double>(fixture().polynomials.multiplication_count(p)), bound)
         << "degree " << degree;
   }
@@ -165,10 +145,10 @@ TEST(CircuitsPolynomial, SeveralPolynomialsShareTheInput) {
   std::mt19937_64 rng(6);
   const auto x = random_inputs(f.encoder.max_slots(), -2, 2, rng);
   const rlwe::Ciphertext ct = f.encrypt(x, f.context->max_level());
-  std::vector<Polynomial> ps{Polynomial::chebyshev(std::vector<double>{0.1, 0.2, 0.3}, -2, 2),
-                             Polynomial::chebyshev(std::vector<double>(31, 0.05), -2, 2),
-                             Polynomial::chebyshev(std::vector<double>{0, 1, 0, -0.5, 0, 0.25},
-                                                   -2, 2)};
+  std::vector<Polynomial> ps{
+      Polynomial::chebyshev(std::vector<double>{0.1, 0.2, 0.3}, -2, 2),
+      Polynomial::chebyshev(std::vector<double>(31, 0.05), -2, 2),
+      Polynomial::chebyshev(std::vector<double>{0, 1, 0, -0.5, 0, 0.25}, -2, 2)};
   const double target = f.evaluator.scale_at(3);
   const auto out = f.polynomials.evaluate(ct, ps, target);
   ASSERT_EQ(out.size(), ps.size());

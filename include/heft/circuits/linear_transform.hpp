@@ -38,10 +38,10 @@
 namespace heft::circuits {
 
 struct HEFT_EXPORT LinearTransformOptions {
-  std::size_t level = 0;        // the level of the ciphertexts it will take (or above)
-  double scale = 0;             // the diagonals' scale (0: q_level, so a rescale restores x's)
-  std::size_t slots = 0;        // the slot count n (0: N/2)
-  std::size_t baby_steps = 0;   // n1, a power of two (0: chosen by the cost model)
+  std::size_t level = 0;       // the level of the ciphertexts it will take (or above)
+  double scale = 0;            // the diagonals' scale (0: q_level, so a rescale restores x's)
+  std::size_t slots = 0;       // the slot count n (0: N/2)
+  std::size_t baby_steps = 0;  // n1, a power of two (0: chosen by the cost model)
 };
 
 class HEFT_EXPORT LinearTransform {
@@ -55,7 +55,8 @@ class HEFT_EXPORT LinearTransform {
   // Diagonals by index k (taken modulo n; negative k counts from the end),
   // each n values.
   [[nodiscard]] static LinearTransform from_diagonals(
-      const ckks::Encoder& encoder, const std::map<int64_t, std::vector<std::complex<double>>>& diagonals,
+      const ckks::Encoder& encoder,
+      const std::map<int64_t, std::vector<std::complex<double>>>& diagonals,
       const LinearTransformOptions& options);
   // Diagonal k given by a function, for each k in `indices`.
   [[nodiscard]] static LinearTransform from_function(
@@ -82,11 +83,11 @@ class HEFT_EXPORT LinearTransform {
                                                      std::size_t slots, std::size_t level);
 
   struct Term {
-    std::size_t baby;                      // b
-    ckks::ExtendedPlaintext diagonal;      // rotate(diag_(g n1 + b), -g n1)
+    std::size_t baby;                  // b
+    ckks::ExtendedPlaintext diagonal;  // rotate(diag_(g n1 + b), -g n1)
   };
   struct GiantStep {
-    std::size_t giant;                     // g n1
+    std::size_t giant;  // g n1
     std::vector<Term> terms;
   };
   [[nodiscard]] const std::vector<GiantStep>& giant_steps() const noexcept { return giants_; }
