@@ -3,9 +3,11 @@
 
 #include <openssl/evp.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <istream>
 #include <ostream>
@@ -91,9 +93,38 @@ uint64_t max_stored_bytes(uint64_t payload_limit) {
   return payload_limit + payload_limit / 128 + 4096;
 }
 
+// The largest zstd window (log2) a frame of `payload_bytes` needs:
+// ZSTD_compress of a known size never declares one above the size rounded up
+// to a power of two, nor below zstd's minimum of 2^10 (its limit on 64-bit
+// builds is 2^31).
+int window_log_bound(std::size_t payload_bytes) {
+  const int needed = payload_bytes <= 1 ? 0 : std::bit_width(payload_bytes - 1);
+  return std::clamp(needed, 10, 31);
+}
+
 Bytes decompress(std::span<const uint8_t> stored, std::size_t payload_bytes) {
+  // A zstd frame's header says how much it will produce and how large a
+  // window the decoder must allocate; a forged one can ask for a 128 MiB
+  // window to make a few bytes. Its declared size must be the heft header's,
+  // and the window is bounded by that size, before zstd allocates anything.
+  const unsigned long long declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
+  if (declared == ZSTD_CONTENTSIZE_ERROR) {
+    throw FormatError("compressed payload does not start with a zstd frame header");
+  }
+  if (declared != payload_bytes) {
+    throw FormatError("compressed payload's zstd frame does not declare the " +
+                      std::to_string(payload_bytes) + " bytes its heft header says");
+  }
   ZSTD_DCtx* context = ZSTD_createDCtx();
   if (context == nullptr) throw Error("serialization: zstd could not allocate a context");
+  // zstd refuses (frameParameter_windowTooLarge) a larger window in this
+  // frame or any later one of the stream.
+  const std::size_t set =
+      ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, window_log_bound(payload_bytes));
+  if (ZSTD_isError(set)) {
+    ZSTD_freeDCtx(context);
+    throw Error("serialization: zstd refused its window bound");
+  }
   Bytes out;
   // Grown as data actually comes out, so a small forged input cannot make
   // us allocate the whole declared size up front.
@@ -113,6 +144,10 @@ Bytes decompress(std::span<const uint8_t> stored, std::size_t payload_bytes) {
     if (ZSTD_isError(status)) {
       const std::string reason = ZSTD_getErrorName(status);
       ZSTD_freeDCtx(context);
+      if (ZSTD_getErrorCode(status) == ZSTD_error_frameParameter_windowTooLarge) {
+        throw FormatError("compressed payload asks for a zstd window larger than its " +
+                          std::to_string(payload_bytes) + " bytes need");
+      }
       throw FormatError("compressed payload is corrupt (zstd: " + reason + ")");
     }
     if (status != 0 && output.pos == 0 && input.pos == input.size) {

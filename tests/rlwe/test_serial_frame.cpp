@@ -2,9 +2,16 @@
 // truncation and every single-bit flip refused (the checksum), and frames of
 // another version, object type or parameter set refused.
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <zstd.h>
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <span>
 #include <vector>
@@ -50,6 +57,93 @@ TEST(Serialization, CompressibleCiphertextTakesTheZstdPath) {
   EXPECT_EQ(inspect(bytes).compression, Compression::zstd);
   EXPECT_LT(bytes.size(), save(*f.context, zero).size() / 20);
   expect_same_ciphertext(load_ciphertext(f.context, bytes), zero);
+}
+
+// A frame re-sealed around `stored` (another compressed payload of the same
+// object): the stored length in the header and the SHA-256 checksum are
+// rewritten, so only the zstd checks can refuse it.
+Bytes reseal(const Bytes& frame, const Bytes& stored) {
+  constexpr std::size_t kHeader = 64, kChecksum = 8, kStoredLengthAt = 48;
+  Bytes out(frame.begin(), frame.begin() + kHeader);
+  for (int i = 0; i < 8; ++i)
+    out[kStoredLengthAt + i] = static_cast<uint8_t>(uint64_t{stored.size()} >> (8 * i));
+  out.insert(out.end(), stored.begin(), stored.end());
+  std::array<uint8_t, EVP_MAX_MD_SIZE> digest{};
+  unsigned int length = 0;
+  EXPECT_EQ(EVP_Digest(out.data(), out.size(), digest.data(), &length, EVP_sha256(), nullptr), 1);
+  out.insert(out.end(), digest.begin(), digest.begin() + kChecksum);
+  return out;
+}
+
+// The zstd frame of `frame`'s payload with its header rewritten (RFC 8878
+// section 3.1.1.1): no longer single-segment, a window of 2^window_log, and
+// the content size written in 8 bytes, or left out when `declare_size` is
+// false. The compressed blocks are the original ones.
+Bytes rewrite_zstd_header(const Bytes& frame, int window_log, bool declare_size) {
+  const Bytes stored(frame.begin() + 64, frame.end() - 8);
+  const uint8_t descriptor = stored[4];
+  const bool single_segment = (descriptor >> 5) & 1;
+  const int size_flag = descriptor >> 6;
+  const std::array<std::size_t, 4> dictionary_bytes{0, 1, 2, 4};
+  const std::array<std::size_t, 4> size_bytes{single_segment ? 1u : 0u, 2, 4, 8};
+  const std::size_t header_bytes =
+      5 + (single_segment ? 0 : 1) + dictionary_bytes[descriptor & 3] + size_bytes[size_flag];
+  const unsigned long long content = ZSTD_getFrameContentSize(stored.data(), stored.size());
+  EXPECT_NE(content, ZSTD_CONTENTSIZE_UNKNOWN);
+  EXPECT_NE(content, ZSTD_CONTENTSIZE_ERROR);
+
+  Bytes rewritten(stored.begin(), stored.begin() + 4);  // the magic number
+  // Content-size field 8 bytes (flag 3) or none (flag 0), not single-segment,
+  // the content-checksum bit kept, no dictionary.
+  rewritten.push_back(static_cast<uint8_t>((declare_size ? 3 << 6 : 0) | (descriptor & 4)));
+  rewritten.push_back(static_cast<uint8_t>((window_log - 10) << 3));
+  if (declare_size) {
+    for (int i = 0; i < 8; ++i)
+      rewritten.push_back(static_cast<uint8_t>(content >> (8 * i)));
+  }
+  rewritten.insert(rewritten.end(), stored.begin() + header_bytes, stored.end());
+  return rewritten;
+}
+
+// A frame that does not declare its content size makes zstd's streaming
+// decoder allocate the whole window the frame asks for (up to 2^31 bytes):
+// the fuzzer's find, a few hundred bytes asking for 128 MiB. Such frames are
+// refused before zstd sees them (heft always writes the size; with it, zstd
+// allocates at most the size). The same blocks under an honest header, or
+// under a window of 2^27 with the size declared, still load, so the refusal
+// is the missing size's doing.
+TEST(Serialization, AZstdFrameMustDeclareItsSize) {
+  CkksFixture f(ckks_params(4096, 1, 1));
+  const Bytes frame = save(f.keygen.secret_key(), kZstd);
+  ASSERT_EQ(inspect(frame).compression, Compression::zstd);
+  const uint64_t payload = inspect(frame).payload_bytes;
+  const int honest_log = std::max(10, static_cast<int>(std::bit_width(payload - 1)));
+
+  for (int window_log : {honest_log, 27}) {
+    const Bytes resealed = reseal(frame, rewrite_zstd_header(frame, window_log, true));
+    EXPECT_TRUE(load_secret_key(f.context, resealed).q_part() == f.keygen.secret_key().q_part())
+        << window_log;
+  }
+  heft::testing::expect_error<FormatError>(
+      [&] {
+        (void)load_secret_key(f.context,
+                              reseal(frame, rewrite_zstd_header(frame, honest_log, false)));
+      },
+      "does not declare the");
+
+  // The fuzzer's input itself (a context frame of 116 bytes whose zstd
+  // frame declares no size and a window of 2^27).
+  const Bytes found = {0x48, 0x45, 0x46, 0x54, 0x2,  0x0,  0x1,  0x0,  0x1,  0x0,  0x0,  0x0,  0x0,
+                       0x0,  0x0,  0x0,  0xb3, 0xb0, 0xe4, 0xc2, 0xca, 0xb0, 0x44, 0x19, 0x9,  0xf7,
+                       0x91, 0xc,  0xd5, 0x12, 0xd6, 0x59, 0x77, 0x2e, 0xbb, 0x8d, 0x5,  0xee, 0xf8,
+                       0x2d, 0x10, 0xac, 0xca, 0x87, 0x15, 0x22, 0x1d, 0xdb, 0x2c, 0x0,  0x0,  0x0,
+                       0x0,  0x0,  0x0,  0x0,  0x46, 0x0,  0x0,  0x0,  0x0,  0x0,  0x0,  0x0,  0x28,
+                       0xb5, 0x2f, 0xfd, 0x0,  0x88, 0xe6, 0xff, 0x0,  0x0,  0x0,  0x1,  0x0,  0x14,
+                       0xe6, 0xff, 0x0,  0x0,  0x0,  0x1,  0x0,  0xf8, 0xe5, 0xff, 0x0,  0xe7, 0xd9,
+                       0x62, 0xd,  0xc6, 0x77, 0x2e, 0xbb, 0x8d, 0x5,  0xee, 0xf8, 0x2d, 0x10, 0xac,
+                       0xca, 0x87, 0x8b, 0x7,  0xdc, 0x9d, 0x5d, 0xa4, 0x96, 0xa4, 0xc7, 0xd0};
+  ASSERT_EQ(found.size(), 116u);
+  EXPECT_THROW((void)load_context(found), FormatError);
 }
 
 TEST(Serialization, EveryTruncationIsRefused) {
