@@ -2,6 +2,7 @@
 // pass per tower (see the header).
 #include "constant_products.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -34,6 +35,19 @@ uint64_t residue_of_integer(double x, const math::Modulus& q) {
 // is enough of it.
 constexpr std::size_t kParallelWords = std::size_t{1} << 16;
 
+// Runs body(0 .. jobs-1), each one pass over a tower of `degree` words, over
+// the threads when there is enough work to pay for them (a large memset or
+// copy is otherwise serial too).
+template <typename Body>
+void run_tower_jobs(std::size_t jobs, std::size_t degree, const Body& body) {
+  if (jobs * degree >= kParallelWords) {
+    parallel_for(0, jobs, body);
+  } else {
+    for (std::size_t job = 0; job < jobs; ++job)
+      body(job);
+  }
+}
+
 }  // namespace
 
 ConstantProducts::ConstantProducts(std::shared_ptr<const rlwe::Context> context)
@@ -59,11 +73,37 @@ ConstantProducts::ConstantProducts(std::shared_ptr<const rlwe::Context> context)
 rlwe::Ciphertext ConstantProducts::zero(std::size_t level, double scale, std::size_t slots,
                                         std::size_t parts) const {
   rlwe::Ciphertext out;
+  const std::size_t towers = level + 1;
   for (std::size_t i = 0; i < parts; ++i)
-    out.parts.emplace_back(context_->ciphertext_ring(), level + 1, ring::Form::ntt);
+    out.parts.push_back(
+        ring::RnsPoly::uninitialized(context_->ciphertext_ring(), towers, ring::Form::ntt));
+  const std::size_t jobs = parts * towers;
+  const auto body = [&](std::size_t job) {
+    const auto tower = out.parts[job / towers].tower(job % towers);
+    std::fill(tower.begin(), tower.end(), uint64_t{0});
+  };
+  run_tower_jobs(jobs, context_->degree(), body);
   out.scale = scale;
   out.slots = slots;
   out.needs_rescale = level > 0;
+  return out;
+}
+
+rlwe::Ciphertext ConstantProducts::copy_at_level(const rlwe::Ciphertext& x,
+                                                 std::size_t level) const {
+  rlwe::Ciphertext out;
+  out.scale = x.scale;
+  out.slots = x.slots;
+  out.needs_rescale = x.needs_rescale && level > 0;
+  const std::size_t towers = level + 1;
+  for (const auto& part : x.parts)
+    out.parts.push_back(ring::RnsPoly::uninitialized(part.context(), towers, part.form()));
+  const std::size_t jobs = x.parts.size() * towers;
+  const auto body = [&](std::size_t job) {
+    const auto from = x.parts[job / towers].tower(job % towers);
+    std::copy(from.begin(), from.end(), out.parts[job / towers].tower(job % towers).begin());
+  };
+  run_tower_jobs(jobs, context_->degree(), body);
   return out;
 }
 
@@ -118,12 +158,7 @@ void ConstantProducts::multiply_accumulate(rlwe::Ciphertext& acc, const rlwe::Ci
     math::fma_scalar_mod(in.first(half), first[t], out.first(half), out.first(half), q);
     math::fma_scalar_mod(in.subspan(half), second[t], out.subspan(half), out.subspan(half), q);
   };
-  if (jobs * context_->degree() >= kParallelWords) {
-    parallel_for(0, jobs, body);
-  } else {
-    for (std::size_t job = 0; job < jobs; ++job)
-      body(job);
-  }
+  run_tower_jobs(jobs, context_->degree(), body);
 }
 
 void ConstantProducts::add_constant(rlwe::Ciphertext& acc, std::complex<double> c,
@@ -153,12 +188,7 @@ void ConstantProducts::multiply_plain_accumulate(rlwe::Ciphertext& acc, const rl
     const auto out = acc.parts[part].tower(t);
     math::fma_mod(x.parts[part].tower(t), plain.poly.tower(t), out, out, ring->modulus(t));
   };
-  if (jobs * context_->degree() >= kParallelWords) {
-    parallel_for(0, jobs, body);
-  } else {
-    for (std::size_t job = 0; job < jobs; ++job)
-      body(job);
-  }
+  run_tower_jobs(jobs, context_->degree(), body);
 }
 
 }  // namespace heft::circuits::detail

@@ -30,6 +30,10 @@ class ConstantProducts {
   [[nodiscard]] rlwe::Ciphertext zero(std::size_t level, double scale, std::size_t slots,
                                       std::size_t parts = 2) const;
 
+  // x at `level` (<= x.level()): only the towers kept are copied, spread
+  // over the threads (a clone and a drop would copy them all, serially).
+  [[nodiscard]] rlwe::Ciphertext copy_at_level(const rlwe::Ciphertext& x, std::size_t level) const;
+
   // acc += c * x with c encoded as round(c * acc.scale / x.scale), exactly
   // reduced into every tower of acc (x may be at a higher level: its first
   // towers are used). acc grows parts if x has more. InvalidArgument naming

@@ -136,9 +136,7 @@ rlwe::Ciphertext PatersonStockmeyer::evaluate_pending(const Coefficients& p,
   rlwe::Ciphertext r_ct = tools.evaluator.relinearize_rescale(
       evaluate_pending(r, target_level + 1, r_scale, tools), tools.key);
   r_ct.scale = r_scale;
-  const rlwe::Ciphertext giant_here = giant.level() == target_level + 1
-                                          ? giant.clone()
-                                          : tools.evaluator.drop_to_level(giant, target_level + 1);
+  const rlwe::Ciphertext giant_here = tools.constants.copy_at_level(giant, target_level + 1);
   rlwe::Ciphertext product = tools.evaluator.multiply(r_ct, giant_here);
   product.scale = pending_scale;
   sum.scale = pending_scale;

@@ -53,7 +53,7 @@ const rlwe::Ciphertext& PowerBasis::at(std::size_t j) const {
 
 rlwe::Ciphertext PowerBasis::at_level(std::size_t j, std::size_t level) const {
   const rlwe::Ciphertext& x = at(j);
-  return x.level() == level ? x.clone() : evaluator_.drop_to_level(x, level);
+  return constants_.copy_at_level(x, level);
 }
 
 void PowerBasis::compute(const std::set<std::size_t>& powers) {
