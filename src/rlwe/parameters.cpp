@@ -12,20 +12,15 @@
 #include "heft/math/primes.hpp"
 #include "heft/rlwe/key_switching_noise.hpp"
 #include "heft/util/error.hpp"
+#include "util/power_of_two_text.hpp"
 
 namespace heft::rlwe {
 namespace {
 
+using heft::detail::power_of_two_text;
+
 int bit_size(uint64_t q) {
   return 64 - __builtin_clzll(q);
-}
-
-// "2^x" for x = log2 of a value (which may be beyond a double's range).
-std::string power_of_two_text(double log2_value) {
-  std::ostringstream out;
-  out.precision(4);
-  out << "2^" << log2_value;
-  return out.str();
 }
 
 // The CKKS rule of Parameters::validate (see parameters.hpp). The modulus is

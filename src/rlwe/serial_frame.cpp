@@ -231,10 +231,16 @@ ObjectInfo check_frame(std::span<const uint8_t> bytes, const LoadOptions& option
 
 Payload open_frame(std::span<const uint8_t> bytes, ObjectType expected, const ParameterHash& hash,
                    std::size_t max_payload, const LoadOptions& options) {
+  const ObjectType types[] = {expected};
+  return open_frame(bytes, types, hash, max_payload, options);
+}
+
+Payload open_frame(std::span<const uint8_t> bytes, std::span<const ObjectType> expected,
+                   const ParameterHash& hash, std::size_t max_payload, const LoadOptions& options) {
   const ObjectInfo info = check_frame(bytes, options);
-  if (info.type != expected) {
-    throw FormatError(std::string("expected a heft ") + to_string(expected) + " object, got a " +
-                      to_string(info.type));
+  if (std::find(expected.begin(), expected.end(), info.type) == expected.end()) {
+    throw FormatError(std::string("expected a heft ") + to_string(expected.front()) +
+                      " object, got a " + to_string(info.type));
   }
   if (info.parameter_hash != hash) {
     throw MismatchError(std::string("the ") + to_string(info.type) +
@@ -249,6 +255,7 @@ Payload open_frame(std::span<const uint8_t> bytes, ObjectType expected, const Pa
   const auto stored = bytes.subspan(kHeaderBytes, info.stored_bytes);
   Payload payload;
   payload.version = info.version;
+  payload.type = info.type;
   if (info.compression == Compression::zstd) {
     payload.owned = decompress(stored, info.payload_bytes);
     payload.bytes = payload.owned;

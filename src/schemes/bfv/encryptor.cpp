@@ -75,7 +75,7 @@ Decryptor::Decryptor(const rlwe::SecretKey& secret_key)
 }
 
 ring::RnsPoly Decryptor::scaled_phase(const Ciphertext& ciphertext, const char* op) const {
-  rlwe::check_ciphertext(*context_, ciphertext, op);
+  rlwe::require_ciphertext(*context_, ciphertext, op);
   ring::RnsPoly x = decryptor_.decrypt(ciphertext).poly;
   x.intt();
   x.multiply_scalar(context_->parameters().plain_modulus);
