@@ -75,7 +75,7 @@ HEFT_EXPORT std::array<ExtendedPoly, 2> decompose_and_multiply(const Context& co
 // Stage 3: x / P rounded over Q_l (x's Q part, reusing its storage): the
 // remainder is taken centred, with an error of at most K/2 + 1/2 per
 // coefficient and mean 0 (the digits of stage 1 are centred too, so key
-// switching adds no fixed bias; see tests/test_key_switching_noise.cpp). With
+// switching adds no fixed bias; see tests/rlwe/test_key_switching_noise.cpp). With
 // error_scale t != 1: (x - delta) / P with delta = t * [x * t^-1]_P (see the
 // file comment); t must be coprime to P (InvalidArgument otherwise).
 HEFT_EXPORT ring::RnsPoly mod_down(const Context& context, ExtendedPoly x,

@@ -2,7 +2,7 @@
 // plaintext modulus size (or t itself), batching, security level.
 //
 // Noise model (calibrated on heft's own noise budgets and checked by
-// tests/test_integer_parameters.cpp, which runs a circuit of the requested
+// tests/schemes/common/test_integer_parameters.cpp, which runs a circuit of the requested
 // depth on the suggested parameters and asserts the budget stays positive):
 // with lt = log2 t and ln = log2 N,
 // - BFV: log2 Q >= (lt + ln + 40) for a fresh ciphertext and decryption, plus

@@ -45,7 +45,7 @@
 //   F ~ log2(Q_{l-1}) - log2(t) - log2(N) / 2 - 1 bits.
 // A ciphertext whose budget has fallen to F or below (after multiplications)
 // keeps it, to within a bit; a fresh one, whose budget is far above F, loses
-// the difference. Measured (tests/test_bfv_mod_switch_budget.cpp; primes
+// the difference. Measured (tests/schemes/bfv/test_evaluator_mod_switch_budget.cpp; primes
 // {60, 50, 50}, uniform ternary secret): N = 4096 with a 17-bit t (F = 86
 // at level 1, 36 at level 0), fresh 127 -> 86 -> 36, after two squares
 // 70 -> 70 -> 36; N = 8192 with a 30-bit t (F = 72, 22), fresh

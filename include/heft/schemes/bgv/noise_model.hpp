@@ -46,7 +46,7 @@
 // a typical automatic-mode circuit, about 7 more per plaintext product not
 // followed by a switch (||p||_1 against the ~sqrt(N) ||p||_inf of a random
 // p), and ~27 for a product of two fresh ciphertexts left unswitched;
-// tests/test_bgv_noise_estimate.cpp measures it.
+// tests/schemes/bgv/test_noise_model.cpp measures it.
 #pragma once
 
 #include <cstddef>

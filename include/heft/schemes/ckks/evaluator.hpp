@@ -96,7 +96,7 @@ class HEFT_EXPORT Evaluator {
   // the division by q_l share one base conversion and one set of forward
   // NTTs (rlwe::mod_down_to_next), about half the transforms of the two
   // calls. Same level and scale as rescale(relinearize(a)), and as precise:
-  // one exact rounding by P q_l (tests/test_key_switching_noise.cpp compares
+  // one exact rounding by P q_l (tests/rlwe/test_key_switching_noise.cpp compares
   // the two). A 2-part a is rescaled.
   // Throws at level 0.
   [[nodiscard]] Ciphertext relinearize_rescale(const Ciphertext& a,

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "../bench/parameter_sets.hpp"
+#include "bench/parameter_sets.hpp"
 #include "error_test_support.hpp"
 #include "heft/math/primes.hpp"
 #include "heft/rlwe/context.hpp"

@@ -288,7 +288,7 @@ TEST(Bfv, NoiseBudgetThroughDepth) {
 }
 
 // Modulus switching keeps the message; the budget becomes about min(budget, F)
-// (evaluator.hpp; test_bfv_mod_switch_budget.cpp checks it).
+// (evaluator.hpp; test_evaluator_mod_switch_budget.cpp checks it).
 TEST(Bfv, ModSwitchDownTheChain) {
   const uint64_t n = 4096;
   const uint64_t t = math::generate_batching_prime(17, n).value();

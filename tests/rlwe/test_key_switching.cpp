@@ -1,6 +1,9 @@
-// Tests for rlwe/: security table and parameter validation, and the key-
-// switching identity d0 + d1 s = c s' + small, checked by computing both sides
-// and bounding the centered difference, for every dnum from 1 to L.
+// Key switching (rlwe/key_switching.cpp): the identity d0 + d1 s = c s' +
+// small for every dnum from 1 to L, checked by computing both sides and
+// bounding the centered difference; the fused stages against the two they
+// replace, bit for bit; Galois key switching on one decomposition for many
+// elements, and several keys' inner products taken together; malformed keys
+// and inputs refused by name.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -18,99 +21,10 @@
 #include "heft/rlwe/key_switching.hpp"
 #include "heft/rlwe/keys.hpp"
 #include "heft/rlwe/parameters.hpp"
-#include "heft/rlwe/security.hpp"
 #include "heft/util/error.hpp"
 
 namespace heft::rlwe {
 namespace {
-
-struct TableRow {
-  uint64_t degree;
-  int bits[3];
-};
-const TableRow kTable[] = {{1024, {27, 19, 14}},       {2048, {54, 37, 29}},
-                           {4096, {109, 75, 58}},      {8192, {218, 152, 118}},
-                           {16384, {438, 305, 237}},   {32768, {881, 611, 476}},
-                           {65536, {1747, 1199, 929}}, {131072, {3523, 2411, 1866}}};
-
-// A chain of primes with exactly `total` bits: 60-bit primes and at most two
-// smaller ones, none below 30 bits (so that enough NTT primes exist for N).
-std::vector<int> bits_summing_to(int total) {
-  if (total <= 60) return {total};
-  std::vector<int> bits(total / 60, 60);
-  const int rest = total % 60;
-  if (rest >= 30) {
-    bits.push_back(rest);
-  } else if (rest > 0) {
-    bits.back() = 60 + rest - 30;
-    bits.push_back(30);
-  }
-  return bits;
-}
-
-TEST(Security, EveryTableRowAcceptedAtItsBoundAndRefusedAbove) {
-  const SecurityLevel levels[] = {SecurityLevel::classic128, SecurityLevel::classic192,
-                                  SecurityLevel::classic256};
-  for (const TableRow& row : kTable) {
-    for (int i = 0; i < 3; ++i) {
-      EXPECT_EQ(max_log_qp(row.degree, levels[i]), row.bits[i]);
-      EXPECT_NO_THROW(check_security(row.degree, row.bits[i], levels[i]));
-      EXPECT_THROW(check_security(row.degree, row.bits[i] + 1, levels[i]), InvalidArgument);
-    }
-  }
-  EXPECT_NO_THROW(check_security(1024, 10000, SecurityLevel::none));
-  EXPECT_THROW((void)max_log_qp(512, SecurityLevel::classic128), InvalidArgument);
-}
-
-TEST(Security, ParameterSetsAtTheBoundValidateAndOneBitMoreIsRefused) {
-  // Real prime chains through Parameters::validate, 128-bit rows up to 2^15
-  // (the larger rows need hundreds of primes; the table check above covers them).
-  for (const TableRow& row : kTable) {
-    if (row.degree > 32768) continue;
-    const int bound = row.bits[0];
-    const auto bits = bits_summing_to(bound);
-    Parameters ok = make_parameters(row.degree, bits, {}, 0, SecurityLevel::classic128);
-    EXPECT_EQ(ok.total_bits(), bound);
-    auto too_many = bits_summing_to(bound + 1);
-    SCOPED_TRACE("N=" + std::to_string(row.degree));
-    heft::testing::expect_error<InvalidArgument>(
-        [&] { (void)make_parameters(row.degree, too_many, {}, 0, SecurityLevel::classic128); },
-        std::to_string(bound));
-  }
-}
-
-TEST(Parameters, ValidationRejectsBadSets) {
-  Parameters p = make_parameters(8192, {50, 40}, {50}, 0, SecurityLevel::classic128);
-  EXPECT_EQ(p.digit_count(), 2u);
-  Parameters bad = p;
-  bad.degree = 3000;
-  EXPECT_THROW(bad.validate(), InvalidArgument);
-  bad = p;
-  bad.ciphertext_moduli.push_back(p.ciphertext_moduli[0]);
-  EXPECT_THROW(bad.validate(), InvalidArgument);  // repeated prime
-  bad = p;
-  bad.ciphertext_moduli[1] += 2;
-  EXPECT_THROW(bad.validate(), InvalidArgument);  // not an NTT prime
-  bad = p;
-  bad.dnum = 3;
-  EXPECT_THROW(bad.validate(), InvalidArgument);  // more digits than primes
-  bad = p;
-  bad.secret = {SecretKind::sparse_ternary, 0};
-  EXPECT_THROW(bad.validate(), InvalidArgument);
-  // Enum values cast from integers the enums do not name: refused by name,
-  // not taken as uniform ternary (which could be saved but not loaded back).
-  bad = p;
-  bad.secret.kind = static_cast<SecretKind>(7);
-  heft::testing::expect_error<InvalidArgument>([&] { bad.validate(); },
-                                               "unknown secret distribution 7");
-  bad = p;
-  bad.security = static_cast<SecurityLevel>(99);
-  heft::testing::expect_error<InvalidArgument>([&] { bad.validate(); },
-                                               "unknown security level 99");
-  bad = p;
-  bad.ciphertext_moduli.clear();
-  EXPECT_THROW(bad.validate(), InvalidArgument);
-}
 
 // A uniformly random polynomial of the context's ciphertext ring over its
 // first `towers` primes, in NTT form (a ciphertext part to key-switch).
@@ -396,76 +310,6 @@ TEST(KeySwitching, InnerProductsForManyKeysEqualOneAtATime) {
       (void)apply_galois_to_products(*context, c0, inner_product(*context, digits, *group[0]),
                                      keygen.create_relin_key().key),
       InvalidArgument);
-}
-
-TEST(Encryption, PublicAndSecretKeyAndSeededDecryptToTheMessage) {
-  auto context = Context::create(make_parameters(2048, {50, 40, 40}, {55}, 0, SecurityLevel::none));
-  KeyGenerator keygen(context);
-  const PublicKey pk = keygen.create_public_key();
-  ring::Prng prng = ring::Prng::from_os_entropy();
-  std::vector<int64_t> message(2048);
-  for (std::size_t i = 0; i < message.size(); ++i)
-    message[i] = static_cast<int64_t>(i * 7919 % 200001) - 100000;
-  // Both plaintext forms: one in coefficient form is added to the error
-  // before its transform.
-  for (const auto& [level, in_ntt] : {std::pair{std::size_t{2}, true},
-                                      {std::size_t{0}, true},
-                                      {std::size_t{2}, false},
-                                      {std::size_t{0}, false}}) {
-    Plaintext plain;
-    plain.poly = ring::RnsPoly(context->ciphertext_ring(), level + 1);
-    plain.poly.set_coefficients(message);
-    if (in_ntt) plain.poly.ntt();
-    const Encryptor public_encryptor(pk);
-    const Encryptor secret_encryptor(keygen.secret_key());
-    const Decryptor decryptor(keygen.secret_key());
-    const SeededCiphertext seeded = secret_encryptor.encrypt_seeded(plain);
-    const Ciphertext ciphertexts[] = {public_encryptor.encrypt(plain),
-                                      secret_encryptor.encrypt(plain),
-                                      expand_seeded(*context, seeded)};
-    for (std::size_t which = 0; which < 3; ++which) {
-      const Ciphertext& ct = ciphertexts[which];
-      ASSERT_EQ(ct.level(), level);
-      Plaintext decrypted = decryptor.decrypt(ct);
-      decrypted.poly.intt();
-      double worst = 0;
-      for (std::size_t t = 0; t <= level; ++t) {
-        const uint64_t q = decrypted.poly.modulus(t).value();
-        for (std::size_t k = 0; k < message.size(); ++k) {
-          worst = std::max(worst, std::abs(centered(decrypted.poly.tower(t)[k], q) - message[k]));
-        }
-      }
-      // Public key: e0 + e u + e1 s, two sums of N products of sigma-3.19
-      // errors with ternaries: far below 12 sigma sqrt(N). Secret key: e alone,
-      // bounded by the sampler at 19.
-      const double bound = which == 0 ? 12 * 3.19 * std::sqrt(2048.0) : 19.0;
-      EXPECT_LE(worst, bound) << "encryption mode " << which << " ntt " << in_ntt;
-      EXPECT_TRUE(ct.parts[0].is_ntt() && ct.parts[1].is_ntt());
-      EXPECT_GT(worst, 0.0);
-    }
-  }
-  // Seeded expansion is deterministic.
-  Plaintext plain;
-  plain.poly = ring::RnsPoly(context->ciphertext_ring(), 3, ring::Form::ntt);
-  const SeededCiphertext seeded = Encryptor(keygen.secret_key()).encrypt_seeded(plain);
-  EXPECT_TRUE(expand_seeded(*context, seeded).parts[1] == expand_seeded(*context, seeded).parts[1]);
-}
-
-TEST(Encryption, RefusesObjectsOfAnotherContext) {
-  auto params = make_parameters(1024, {40, 30}, {50}, 0, SecurityLevel::none);
-  auto context_a = Context::create(params);
-  auto context_b = Context::create(params);
-  KeyGenerator keygen_a(context_a);
-  Plaintext plain_b;
-  plain_b.poly = ring::RnsPoly(context_b->ciphertext_ring(), 2, ring::Form::ntt);
-  EXPECT_THROW((void)Encryptor(keygen_a.secret_key()).encrypt(plain_b), MismatchError);
-  KeyGenerator keygen_b(context_b);
-  Ciphertext ct_b = Encryptor(keygen_b.secret_key()).encrypt(plain_b);
-  EXPECT_THROW((void)Decryptor(keygen_a.secret_key()).decrypt(ct_b), MismatchError);
-  EXPECT_THROW(KeyGenerator(context_a, keygen_b.secret_key()), MismatchError);
-  // An empty key is not a foreign one: the message says which it is.
-  heft::testing::expect_error<InvalidArgument>([&] { KeyGenerator(context_a, SecretKey{}); },
-                                               "KeyGenerator: the secret key is empty");
 }
 
 }  // namespace

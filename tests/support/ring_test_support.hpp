@@ -1,6 +1,6 @@
 // Helpers shared by the ring tests: GMP big integers as the independent oracle
 // for CRT arithmetic, random primes chosen by GMP (not by heft), and small
-// contexts of NTT-friendly primes.
+// contexts of NTT-friendly primes; fixed Prng seeds.
 #pragma once
 
 #include <gmp.h>
@@ -13,6 +13,7 @@
 
 #include "heft/math/primes.hpp"
 #include "heft/ring/poly_context.hpp"
+#include "heft/ring/prng.hpp"
 #include "heft/ring/rns_base.hpp"
 
 namespace heft::ring::testing {
@@ -116,6 +117,14 @@ class GmpRandom {
 // A context of `towers` NTT-friendly primes of `bits` bits at degree n.
 inline std::shared_ptr<const PolyContext> make_context(uint64_t n, std::size_t towers, int bits) {
   return PolyContext::create(n, RnsBase(math::generate_ntt_primes(bits, n, towers)));
+}
+
+// The seed start, start + 1, ... (a fixed seed for reproducible streams).
+inline Prng::Seed counting_seed(uint8_t start = 0) {
+  Prng::Seed seed;
+  for (std::size_t i = 0; i < seed.size(); ++i)
+    seed[i] = static_cast<uint8_t>(start + i);
+  return seed;
 }
 
 }  // namespace heft::ring::testing

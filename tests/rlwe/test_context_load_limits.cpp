@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../bench/parameter_sets.hpp"
+#include "bench/parameter_sets.hpp"
 #include "error_test_support.hpp"
 #include "heft/math/ntt_tables.hpp"
 #include "heft/math/primes.hpp"

@@ -149,7 +149,7 @@ TEST(Concurrency, CkksOperationsFromManyThreadsMatchComplexDoubles) {
       w[kConjugate] = std::max(w[kConjugate], max_error(decrypt(eval.conjugate(ct, galois)), conj));
     }
   });
-  // The same bounds the single-threaded tests use at scale 2^40 (test_ckks.cpp).
+  // The same bounds the single-threaded tests use at scale 2^40 (schemes/ckks/test_evaluator.cpp).
   for (int t = 0; t < kThreads; ++t) {
     const auto& w = worst[static_cast<std::size_t>(t)];
     EXPECT_LT(std::log2(w[kProduct]), -15) << "square, thread " << t;
