@@ -1,6 +1,7 @@
 // Builds the twiddle tables used by every ISA level's NTT kernels.
 #include "heft/math/ntt_tables.hpp"
 
+#include <bit>
 #include <string>
 #include <utility>
 
@@ -47,7 +48,7 @@ void copy_in_last_stage_order(const uint64_t* table, uint64_t degree, uint64_t* 
 }  // namespace
 
 void require_poly_degree(uint64_t degree, const char* what) {
-  if (degree < kMinPolyDegree || degree > kMaxPolyDegree || (degree & (degree - 1)) != 0) {
+  if (degree < kMinPolyDegree || degree > kMaxPolyDegree || !std::has_single_bit(degree)) {
     throw InvalidArgument(std::string(what) + ": N = " + std::to_string(degree) +
                           " must be a power of two in [8, 131072]");
   }

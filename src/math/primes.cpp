@@ -2,6 +2,7 @@
 #include "heft/math/primes.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 
@@ -25,12 +26,8 @@ uint64_t pow_mod_u64(uint64_t a, uint64_t e, uint64_t n) {
   return result;
 }
 
-bool is_power_of_two(uint64_t x) {
-  return x != 0 && (x & (x - 1)) == 0;
-}
-
 void check_degree(uint64_t degree) {
-  if (!is_power_of_two(degree) || degree < 2 || degree > (uint64_t{1} << 17)) {
+  if (!std::has_single_bit(degree) || degree < 2 || degree > (uint64_t{1} << 17)) {
     throw InvalidArgument("polynomial degree N = " + std::to_string(degree) +
                           " must be a power of two between 2 and 2^17");
   }
@@ -153,7 +150,7 @@ Modulus generate_batching_prime(int bit_size, uint64_t degree) {
 
 uint64_t primitive_root_of_unity(uint64_t order, const Modulus& q) {
   const uint64_t p = q.value();
-  if (!is_power_of_two(order) || order < 2 || (p - 1) % order != 0 || !is_prime(p)) {
+  if (!std::has_single_bit(order) || order < 2 || (p - 1) % order != 0 || !is_prime(p)) {
     throw InvalidArgument("no primitive " + std::to_string(order) + "-th root of unity modulo " +
                           std::to_string(p) + ": q must be prime and = 1 mod " +
                           std::to_string(order));

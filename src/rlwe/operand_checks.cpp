@@ -20,7 +20,9 @@ std::string prefix(std::string_view operation) {
 }  // namespace
 
 void throw_different_context(std::string_view operation, std::string_view what) {
-  throw MismatchError(prefix(operation) + std::string(what) + " belongs to a different context");
+  const bool plural = what.ends_with("keys");
+  throw MismatchError(prefix(operation) + std::string(what) +
+                      (plural ? " belong" : " belongs") + " to a different context");
 }
 
 void require_same_context(const Context& context, const Context* owner, std::string_view operation,

@@ -32,7 +32,8 @@ namespace heft::rlwe::detail {
 // ---- contexts ----
 
 // MismatchError "<operation>: <what> belongs to a different context": the one
-// wording for every object made under another context.
+// wording for every object made under another context (`what` a noun phrase;
+// one ending in "keys" takes "belong").
 [[noreturn]] void throw_different_context(std::string_view operation, std::string_view what);
 
 // `owner` is `context` (throw_different_context otherwise).

@@ -2,6 +2,7 @@
 #include "heft/rlwe/parameters.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -53,7 +54,7 @@ void check_ckks_scale(double scale, const std::vector<uint64_t>& primes) {
 static_assert(kMaxRingDegree <= math::kMaxPolyDegree, "the NTT must cover every ring degree");
 
 void require_ring_degree(uint64_t degree, const char* operation) {
-  if (degree < kMinRingDegree || degree > kMaxRingDegree || (degree & (degree - 1)) != 0) {
+  if (degree < kMinRingDegree || degree > kMaxRingDegree || !std::has_single_bit(degree)) {
     const std::string prefix =
         operation != nullptr && *operation != 0 ? std::string(operation) + ": " : "";
     throw InvalidArgument(prefix + "ring degree N = " + std::to_string(degree) +

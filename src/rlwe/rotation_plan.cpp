@@ -2,6 +2,7 @@
 #include "heft/rlwe/rotation_plan.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -44,7 +45,7 @@ uint64_t reduce_step(int64_t step, uint64_t slots) {
 
 void require_rotation_cycle(const Context& context, std::size_t slots, std::string_view operation) {
   const uint64_t half = context.degree() / 2;
-  if (slots == 0 || slots > half || (slots & (slots - 1)) != 0) {
+  if (slots == 0 || slots > half || !std::has_single_bit(slots)) {
     throw InvalidArgument(std::string(operation) + ": a rotation cycle of " +
                           std::to_string(slots) +
                           " slots is not a power of two up to N/2 = " + std::to_string(half));

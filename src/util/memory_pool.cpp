@@ -23,18 +23,6 @@ struct Pool {
   std::unordered_map<std::size_t, std::vector<void*>> free_blocks;
   std::size_t idle_bytes = 0;
   std::size_t limit = pool_limit_from_text(std::getenv("HEFT_POOL_LIMIT_MB"));
-
-  ~Pool() { trim(); }
-
-  void trim() noexcept {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (auto& [bytes, blocks] : free_blocks) {
-      for (void* block : blocks)
-        ::operator delete[](block, std::align_val_t{kAlignment});
-    }
-    free_blocks.clear();
-    idle_bytes = 0;
-  }
 };
 
 Pool& pool() {
@@ -77,20 +65,6 @@ void pool_release(void* block, std::size_t bytes) noexcept {
     }
   }
   ::operator delete[](block, std::align_val_t{kAlignment});
-}
-
-std::size_t pool_limit_bytes() noexcept {
-  return pool().limit;
-}
-
-std::size_t pool_idle_bytes() noexcept {
-  Pool& p = pool();
-  std::lock_guard<std::mutex> lock(p.mutex);
-  return p.idle_bytes;
-}
-
-void pool_trim() noexcept {
-  pool().trim();
 }
 
 std::size_t pool_limit_from_text(const char* text) noexcept {

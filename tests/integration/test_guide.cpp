@@ -13,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "heft/circuits/approximation.hpp"
+#include "heft/circuits/linear_transform.hpp"
+#include "heft/circuits/polynomial_evaluator.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/keys.hpp"
 #include "heft/schemes/batch_encoder.hpp"
@@ -298,6 +301,54 @@ TEST(Guide, ErrorsWalkthrough) {
   }
   // ---- end guide
   EXPECT_NE(message.find("rotate: no Galois key for step 3"), std::string::npos) << message;
+}
+
+TEST(Guide, CircuitsWalkthrough) {
+  heft::ckks::ParameterRequest request;
+  request.depth = 7;
+  auto context = heft::rlwe::Context::create(heft::ckks::suggest_parameters(request));
+  heft::rlwe::KeyGenerator keygen(context);
+  auto relin = keygen.create_relin_key();
+  heft::ckks::Encoder encoder(context);
+  heft::ckks::Evaluator eval(context);
+  heft::rlwe::Encryptor encryptor(keygen.create_public_key());
+  heft::rlwe::Decryptor decryptor(keygen.secret_key());
+  const std::size_t top = context->max_level();
+  std::vector<double> x(8);
+  std::vector<std::complex<double>> matrix(64);
+  for (std::size_t i = 0; i < 8; ++i) {
+    x[i] = -7.0 + 2.0 * static_cast<double>(i);
+    for (std::size_t j = 0; j < 8; ++j)
+      matrix[i * 8 + j] = 0.1 * static_cast<double>(i + 2 * j) - 0.5;
+  }
+  auto cx = encryptor.encrypt(encoder.encode(x, eval.scale_at(top), top, 8));
+  // ---- guide: circuits
+  heft::circuits::PolynomialEvaluator polynomials(context, relin);
+  // The logistic function on [-8, 8], interpolated at degree 31: 5 levels for
+  // the products, 1 for the change of variable to [-1, 1].
+  auto sigmoid = heft::circuits::approximations::sigmoid(-8, 8, 31);
+  auto s = polynomials.evaluate(cx, sigmoid);  // level top - 6, the default scale there
+
+  // y = M x for an 8 x 8 matrix (row-major) on 8 slots, by baby-step giant-step.
+  heft::circuits::LinearTransformOptions options;
+  options.level = top;
+  options.slots = 8;
+  auto m = heft::circuits::LinearTransform::from_matrix(encoder, matrix, 8, options);
+  auto keys = keygen.create_galois_keys(m.rotation_steps());  // the keys it uses, no more
+  heft::circuits::LinearTransformEvaluator transforms(context);
+  auto mx = eval.rescale(transforms.evaluate(cx, m, keys));  // a product: rescale it
+  // ---- end guide
+  EXPECT_EQ(s.level(), top - 6);
+  EXPECT_EQ(sigmoid.depth(), 6u);
+  const auto got = encoder.decode_real(decryptor.decrypt(s));
+  const auto got_mx = encoder.decode_real(decryptor.decrypt(mx));
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_NEAR(got[i], 1 / (1 + std::exp(-x[i])), 1e-4);
+    double want = 0;
+    for (std::size_t j = 0; j < 8; ++j)
+      want += matrix[i * 8 + j].real() * x[j];
+    EXPECT_NEAR(got_mx[i], want, 1e-5);
+  }
 }
 
 }  // namespace

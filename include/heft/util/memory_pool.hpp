@@ -6,8 +6,8 @@
 // faults and kernel page zeroing: that, not arithmetic, dominated light
 // operations such as ciphertext addition (OpenFHE has the same problem). The
 // pool keeps freed blocks and hands them out again. It holds at most
-// pool_limit_bytes() (HEFT_POOL_LIMIT_MB, default 2048 MiB) of idle memory;
-// beyond that blocks go back to the system.
+// HEFT_POOL_LIMIT_MB MiB (default 2048) of idle memory, read once at first
+// use (pool_limit_from_text); beyond that blocks go back to the system.
 #pragma once
 
 #include <cstddef>
@@ -20,11 +20,6 @@ namespace heft {
 HEFT_EXPORT void* pool_allocate(std::size_t bytes);
 // Gives back a block from pool_allocate of the same size.
 HEFT_EXPORT void pool_release(void* block, std::size_t bytes) noexcept;
-// Idle bytes the pool may keep, and the bytes it keeps now.
-HEFT_EXPORT std::size_t pool_limit_bytes() noexcept;
-HEFT_EXPORT std::size_t pool_idle_bytes() noexcept;
-// Returns every idle block to the system.
-HEFT_EXPORT void pool_trim() noexcept;
 // The idle-byte limit a HEFT_POOL_LIMIT_MB value sets: a decimal count of MiB
 // (values too large for the address space mean "no limit"); null, empty or
 // not a plain decimal number gives the default, 2048 MiB.

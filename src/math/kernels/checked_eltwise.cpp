@@ -2,6 +2,7 @@
 // sizes, overlaps and scalar operands, then forward to the chosen level's
 // kernels. Compiled for baseline x86-64.
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -129,7 +130,7 @@ void require_block_permutation(std::span<const uint64_t> in, std::span<const uin
                                std::span<uint64_t> out, const char* name) {
   require_same_size(in.size(), map.size(), name, "map");
   require_same_size(in.size(), out.size(), name, "output");
-  if (in.size() < 8 || (in.size() & (in.size() - 1)) != 0) {
+  if (in.size() < 8 || !std::has_single_bit(in.size())) {
     throw InvalidArgument(std::string(name) + ": the length " + std::to_string(in.size()) +
                           " must be a power of two, at least 8");
   }

@@ -15,13 +15,13 @@
 #include "heft/rlwe/key_switching.hpp"
 #include "heft/rlwe/modulus_switching.hpp"
 #include "heft/rlwe/rotation_plan.hpp"
-#include "heft/schemes/plaintext_lift.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
 #include "plain_lift.hpp"
 #include "rlwe/galois.hpp"
 #include "rlwe/operand_checks.hpp"
 #include "rlwe/relinearization.hpp"
+#include "schemes/common/plaintext_lift.hpp"
 
 namespace heft::bfv {
 

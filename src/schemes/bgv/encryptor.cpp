@@ -11,10 +11,10 @@
 #include "heft/math/modulus.hpp"
 #include "heft/ring/rns_base.hpp"
 #include "heft/schemes/bgv/noise_model.hpp"
-#include "heft/schemes/plaintext_lift.hpp"
 #include "heft/util/error.hpp"
 #include "ring/multiword.hpp"
 #include "rlwe/operand_checks.hpp"
+#include "schemes/common/plaintext_lift.hpp"
 
 namespace heft::bgv {
 namespace {

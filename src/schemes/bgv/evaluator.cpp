@@ -14,12 +14,12 @@
 #include "heft/rlwe/modulus_switching.hpp"
 #include "heft/rlwe/rotation_plan.hpp"
 #include "heft/schemes/bgv/encryptor.hpp"
-#include "heft/schemes/plaintext_lift.hpp"
 #include "heft/util/error.hpp"
 #include "rlwe/galois.hpp"
 #include "rlwe/operand_checks.hpp"
 #include "rlwe/relinearization.hpp"
 #include "schemes/bgv/reconciliation.hpp"
+#include "schemes/common/plaintext_lift.hpp"
 #include "util/power_of_two_text.hpp"
 
 namespace heft::bgv {

@@ -18,10 +18,6 @@
 namespace heft::ckks {
 namespace {
 
-bool is_power_of_two(std::size_t x) {
-  return x != 0 && (x & (x - 1)) == 0;
-}
-
 // exp(2 pi i k / m) computed from the angle reduced to the first octant, so
 // every root is accurate to about one ulp regardless of k.
 std::complex<double> root_of_unity(uint64_t k, uint64_t m) {
@@ -92,16 +88,19 @@ std::complex<double> root_of_unity(uint64_t k, uint64_t m) {
 
 }  // namespace
 
-SpecialFft::SpecialFft(std::size_t max_slots) : max_slots_(max_slots), order_(4 * max_slots) {
-  if (!is_power_of_two(max_slots)) {
+SpecialFft::SpecialFft(std::size_t max_slots) : max_slots_(max_slots) {
+  if (!std::has_single_bit(max_slots)) {
     throw InvalidArgument("CKKS slot count " + std::to_string(max_slots) +
                           " must be a power of two");
   }
-  rotation_group_.resize(max_slots_);
+  // 5^j mod M = 4 * max_slots, the rotation group that orders the slots: it
+  // places the twiddles below and is not needed afterwards.
+  const uint64_t order = 4 * max_slots_;
+  std::vector<uint64_t> rotation_group(max_slots_);
   uint64_t power = 1;
   for (std::size_t j = 0; j < max_slots_; ++j) {
-    rotation_group_[j] = power;
-    power = power * 5 % order_;
+    rotation_group[j] = power;
+    power = power * 5 % order;
   }
   bit_reversed_.resize(max_slots_);
   const int bits = std::countr_zero(max_slots_);
@@ -112,7 +111,7 @@ SpecialFft::SpecialFft(std::size_t max_slots) : max_slots_(max_slots), order_(4 
   for (std::size_t half = 1; 2 * half <= max_slots_; half <<= 1) {
     const uint64_t stage_order = 8 * half;  // 4 * len: the roots this stage evaluates at
     for (std::size_t j = 0; j < half; ++j) {
-      const std::complex<double> w = root_of_unity(rotation_group_[j] % stage_order, stage_order);
+      const std::complex<double> w = root_of_unity(rotation_group[j] % stage_order, stage_order);
       forward_twiddles_[half + j] = w;
       inverse_twiddles_[half + j] = std::conj(w);
     }
@@ -182,7 +181,7 @@ void SpecialFft::permute_bit_reversed(std::span<std::complex<double>> values, do
 // from 2^12 to 2^16 (docs/performance-notes.md, threads).
 void SpecialFft::forward(std::span<std::complex<double>> values) const {
   const std::size_t n = values.size();
-  if (!is_power_of_two(n) || n > max_slots_) {
+  if (!std::has_single_bit(n) || n > max_slots_) {
     throw InvalidArgument("special FFT of " + std::to_string(n) +
                           " values: need a power of two up to " + std::to_string(max_slots_));
   }
@@ -192,7 +191,7 @@ void SpecialFft::forward(std::span<std::complex<double>> values) const {
 
 void SpecialFft::inverse(std::span<std::complex<double>> values) const {
   const std::size_t n = values.size();
-  if (!is_power_of_two(n) || n > max_slots_) {
+  if (!std::has_single_bit(n) || n > max_slots_) {
     throw InvalidArgument("special inverse FFT of " + std::to_string(n) +
                           " values: need a power of two up to " + std::to_string(max_slots_));
   }

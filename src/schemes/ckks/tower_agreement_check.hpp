@@ -2,7 +2,7 @@
 // residues of a known integer polynomial, without inverse NTTs.
 //
 // CKKS decoding guesses every coefficient from tower 0 and must confirm the
-// guess s against every other tower i (see encoder.cpp). Transforming tower i
+// guess s against every other tower i (see decoder.cpp). Transforming tower i
 // back to coefficients costs (N/2) log2 N butterflies; this test costs one
 // or two multiplications per coefficient and tower.
 //

@@ -1,5 +1,5 @@
 // The centred lift of an integer plaintext into the ciphertext ring.
-#include "heft/schemes/plaintext_lift.hpp"
+#include "schemes/common/plaintext_lift.hpp"
 
 #include <string>
 #include <vector>

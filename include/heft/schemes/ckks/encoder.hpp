@@ -15,7 +15,7 @@
 // Decoding reads every needed coefficient as the centered integer in
 // (-Q_l/2, Q_l/2], divides by plain.scale and applies SpecialFft::forward.
 // The reconstruction is exact for every input, yet costs about one multiply
-// per coefficient and tower in the common case (see encoder.cpp). For a
+// per coefficient and tower in the common case (see decoder.cpp). For a
 // plaintext in NTT form, the common case is confirmed by a randomized test
 // that fails with probability at most 2^-64 (TowerAgreementCheck), so only
 // tower 0 is transformed back.
@@ -123,7 +123,10 @@ class HEFT_EXPORT Encoder {
   // 2 * slots integer-valued coefficients (position k * gap) into a plaintext.
   [[nodiscard]] rlwe::Plaintext make_plaintext(std::span<const double> coefficients, double scale,
                                                std::size_t level, std::size_t slots) const;
-  // Steps 2b and 3 of decoding (see encoder.cpp) for the coefficients at
+  // Builds the decoding tables below (prefix products, short prefix,
+  // divisibility tests); called by the constructor (decoder.cpp).
+  void build_decoder_tables();
+  // Steps 2b and 3 of decoding (see decoder.cpp) for the coefficients at
   // `positions` (indices into `values`, read at position * gap) that the
   // tower-0 candidate did not explain; writes x / scale into values.
   void decode_large(const uint64_t* const* coefficients, std::size_t towers, std::size_t gap,

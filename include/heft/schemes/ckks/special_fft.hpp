@@ -31,19 +31,12 @@ class HEFT_EXPORT SpecialFft {
   void forward(std::span<std::complex<double>> values) const;  // u -> slots
   void inverse(std::span<std::complex<double>> values) const;  // slots -> u
 
-  // 5^j mod 4 * max_slots, the rotation group that orders the slots.
-  [[nodiscard]] const std::vector<uint64_t>& rotation_group() const noexcept {
-    return rotation_group_;
-  }
-
  private:
   template <bool kScale>
   void permute_bit_reversed(std::span<std::complex<double>> values, double scale) const;
 
   std::size_t max_slots_;
-  uint64_t order_;                        // M = 4 * max_slots
-  std::vector<uint64_t> rotation_group_;  // 5^j mod M, j in [0, max_slots)
-  std::vector<uint32_t> bit_reversed_;    // i with its log2(max_slots) bits reversed
+  std::vector<uint32_t> bit_reversed_;  // i with its log2(max_slots) bits reversed
   // Twiddles in the order the butterflies read them: the stage of length
   // len = 2h uses entries [h, 2h), entry h + j for butterfly j. One table
   // serves every slot count, since a stage's twiddles depend only on len.

@@ -1,9 +1,9 @@
-// Lifting an integer plaintext (BFV/BGV) into the ciphertext ring.
+// Lifting an integer plaintext (BFV/BGV) into the ciphertext ring. Internal:
+// the BFV and BGV encryptors and evaluators use it, the public API does not.
 #pragma once
 
 #include <cstddef>
 
-#include "heft/export.hpp"
 #include "heft/ring/rns_poly.hpp"
 #include "heft/rlwe/context.hpp"
 #include "heft/schemes/batch_encoder.hpp"
@@ -16,7 +16,7 @@ namespace heft::schemes {
 // the norm of m at t/2, which halves the noise growth of plaintext products.
 // InvalidArgument for a level above the top or a length other than N; the
 // coefficients must already be below t (the schemes check that first).
-HEFT_EXPORT ring::RnsPoly lift_centered(const rlwe::Context& context, const IntegerPlaintext& plain,
-                                        std::size_t level, ring::Form form = ring::Form::ntt);
+ring::RnsPoly lift_centered(const rlwe::Context& context, const IntegerPlaintext& plain,
+                            std::size_t level, ring::Form form = ring::Form::ntt);
 
 }  // namespace heft::schemes

@@ -1,0 +1,232 @@
+// LinearTransformEvaluator: baby-step giant-step evaluation with hoisted
+// baby steps and double hoisting (see heft/circuits/linear_transform.hpp).
+#include <algorithm>
+#include <array>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "heft/circuits/linear_transform.hpp"
+#include "heft/rlwe/key_switching.hpp"
+#include "heft/rlwe/rotation_plan.hpp"
+#include "heft/util/error.hpp"
+#include "heft/util/parallel.hpp"
+
+namespace heft::circuits {
+
+namespace {
+
+using ExtendedPair = std::array<rlwe::ExtendedPoly, 2>;
+
+// Key products computed in one pass over the digits, a group at a time
+// (more share the reads of the digits but hold more products at once).
+constexpr std::size_t kKeysPerPass = 8;
+
+ExtendedPair zero_extended(const rlwe::Context& context, std::size_t level) {
+  ExtendedPair out;
+  for (auto& part : out) {
+    part.q = ring::RnsPoly(context.ciphertext_ring(), level + 1, ring::Form::ntt);
+    part.p = ring::RnsPoly(context.special_ring(), context.special_count(), ring::Form::ntt);
+  }
+  return out;
+}
+
+void add_into(ExtendedPair& sum, const ExtendedPair& term) {
+  for (std::size_t k = 0; k < 2; ++k) {
+    sum[k].q += term[k].q;
+    sum[k].p += term[k].p;
+  }
+}
+
+// A diagonal's Q towers at `level`: the plaintext's own, or a cut copy.
+const ring::RnsPoly& q_towers_at(const ckks::ExtendedPlaintext& d, std::size_t level,
+                                 ring::RnsPoly& cut) {
+  if (d.poly.q.tower_count() == level + 1) return d.poly.q;
+  cut = d.poly.q.clone();
+  cut.drop_last_towers(cut.tower_count() - level - 1);
+  return cut;
+}
+
+}  // namespace
+
+LinearTransformEvaluator::LinearTransformEvaluator(std::shared_ptr<const rlwe::Context> context)
+    : context_(std::move(context)) {
+  if (!context_) throw InvalidArgument("LinearTransformEvaluator needs a context");
+}
+
+rlwe::Ciphertext LinearTransformEvaluator::evaluate(const rlwe::Ciphertext& x,
+                                                    const LinearTransform& m,
+                                                    const rlwe::GaloisKeys& keys) const {
+  const LinearTransform* one[] = {&m};
+  auto results = evaluate(x, one, keys);
+  return std::move(results.front());
+}
+
+std::vector<rlwe::Ciphertext> LinearTransformEvaluator::evaluate(
+    const rlwe::Ciphertext& x, std::span<const LinearTransform* const> transforms,
+    const rlwe::GaloisKeys& keys) const {
+  const char* operation = "LinearTransformEvaluator::evaluate";
+  const rlwe::Context& context = *context_;
+  if (x.size() != 2) {
+    throw InvalidArgument(std::string(operation) + ": the input must have 2 parts; relinearize it");
+  }
+  if (x.parts[0].context() != context.ciphertext_ring()) {
+    throw MismatchError(std::string(operation) + ": the input belongs to a different context");
+  }
+  if (x.needs_rescale && x.level() > 0) {
+    throw InvalidArgument(std::string(operation) + ": the input awaits its rescale; rescale first");
+  }
+  if (keys.context() != context_) {
+    throw MismatchError(std::string(operation) + ": the Galois keys belong to a different context");
+  }
+  const std::size_t level = x.level();
+  // Every key first: the baby steps of all transforms and their giant steps.
+  std::set<std::size_t> babies;
+  std::map<std::size_t, uint64_t> elements;  // step -> Galois element
+  std::vector<int64_t> missing;
+  for (const LinearTransform* m : transforms) {
+    if (m == nullptr || m->context() != context_) {
+      throw MismatchError(std::string(operation) + ": a transform belongs to a different context");
+    }
+    if (m->level() < level) {
+      throw InvalidArgument(std::string(operation) + ": the transform is encoded at level " +
+                            std::to_string(m->level()) + ", below the input's level " +
+                            std::to_string(level));
+    }
+    const std::size_t x_slots = x.slots == 0 ? context.degree() / 2 : x.slots;
+    if (x_slots != m->slots()) {
+      throw MismatchError(std::string(operation) + ": the transform is for " +
+                          std::to_string(m->slots()) + " slots, the input has " +
+                          std::to_string(x_slots));
+    }
+    for (const int64_t step : m->rotation_steps()) {
+      if (elements.count(static_cast<std::size_t>(step))) continue;
+      const auto g = rlwe::direct_rotation_element(context, keys, step, m->slots());
+      if (!g) {
+        missing.push_back(step);
+      } else {
+        elements[static_cast<std::size_t>(step)] = *g;
+      }
+    }
+    for (const std::size_t b : m->baby_step_set())
+      babies.insert(b);
+  }
+  if (!missing.empty()) {
+    std::sort(missing.begin(), missing.end());
+    missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+    std::string list;
+    for (const int64_t s : missing)
+      list += (list.empty() ? "" : ", ") + std::to_string(s);
+    throw InvalidArgument(std::string(operation) + ": no Galois key for rotation step(s) " + list +
+                          "; generate the keys LinearTransform::rotation_steps() lists");
+  }
+
+  // Hoisting: one decomposition of c1 for every baby step, each baby step's
+  // key product once, with P c0 added, then its automorphism.
+  const rlwe::DecomposedPoly digits = rlwe::decompose(context, x.parts[1]);
+  const ExtendedPair lifted = rlwe::lift_to_extended(context, x.parts[0], x.parts[1]);
+  std::map<std::size_t, ExtendedPair> baby_products;
+  {
+    std::vector<std::size_t> keyed;
+    for (const std::size_t b : babies)
+      if (b) keyed.push_back(b);
+    for (std::size_t first = 0; first < keyed.size(); first += kKeysPerPass) {
+      std::vector<const rlwe::KeySwitchKey*> group;
+      for (std::size_t k = first; k < keyed.size() && group.size() < kKeysPerPass; ++k)
+        group.push_back(&keys.at(elements.at(keyed[k])));
+      auto products = rlwe::inner_products(context, digits, group);
+      for (std::size_t k = 0; k < group.size(); ++k) {
+        products[k][0].q += lifted[0].q;
+        baby_products.emplace(keyed[first + k], std::move(products[k]));
+      }
+    }
+    // Each baby step's image under its automorphism, taken once: every giant
+    // step's terms then multiply it in place (a plain product per term
+    // instead of a permuted one).
+    std::vector<std::size_t> order(keyed.begin(), keyed.end());
+    parallel_for(0, 4 * order.size(), [&](std::size_t job) {
+      ExtendedPair& products = baby_products.at(order[job / 4]);
+      const uint64_t g = elements.at(order[job / 4]);
+      rlwe::ExtendedPoly& part = products[(job % 4) / 2];
+      ring::RnsPoly& poly = job % 2 ? part.p : part.q;
+      poly = poly.automorphism(g);
+    });
+  }
+
+  // The giant steps of every transform, spread over the threads.
+  struct Job {
+    std::size_t transform;
+    const LinearTransform::GiantStep* giant;
+  };
+  std::vector<Job> jobs;
+  for (std::size_t t = 0; t < transforms.size(); ++t)
+    for (const auto& giant : transforms[t]->giant_steps())
+      jobs.push_back({t, &giant});
+  std::vector<ExtendedPair> sums;
+  for (std::size_t t = 0; t < transforms.size(); ++t)
+    sums.push_back(zero_extended(context, level));
+  std::vector<std::mutex> locks(transforms.size());
+  // The inner sum of one giant step over Q_l * P: sum_b diagonal (.)
+  // rotate(x, b), each rotation's automorphism taken in the product's pass.
+  // Its four accumulators (2 parts, Q and P towers) are independent.
+  const auto accumulate = [&](const LinearTransform::GiantStep& giant, ExtendedPair& inner,
+                              std::size_t accumulator) {
+    const std::size_t k = accumulator / 2;
+    const bool special = accumulator % 2 == 1;
+    for (const auto& term : giant.terms) {
+      ring::RnsPoly cut;
+      const ring::RnsPoly& d =
+          special ? term.diagonal.poly.p : q_towers_at(term.diagonal, level, cut);
+      ring::RnsPoly& out = special ? inner[k].p : inner[k].q;
+      if (term.baby == 0) {
+        out.add_product(special ? lifted[k].p : lifted[k].q, d);
+        continue;
+      }
+      const ExtendedPair& image = baby_products.at(term.baby);
+      out.add_product(d, special ? image[k].p : image[k].q);
+    }
+  };
+  const auto run_job = [&](const Job& job, bool split_accumulators) {
+    ExtendedPair inner = zero_extended(context, level);
+    if (split_accumulators) {
+      parallel_for(0, 4, [&](std::size_t a) { accumulate(*job.giant, inner, a); });
+    } else {
+      for (std::size_t a = 0; a < 4; ++a)
+        accumulate(*job.giant, inner, a);
+    }
+    if (job.giant->giant != 0) {
+      // Divide the inner sum by P once, then rotate it by the giant step,
+      // leaving the result over Q_l * P for the final division.
+      const ring::RnsPoly u0 = rlwe::mod_down(context, std::move(inner[0]));
+      const ring::RnsPoly u1 = rlwe::mod_down(context, std::move(inner[1]));
+      inner = rlwe::apply_galois_extended(context, u0, rlwe::decompose(context, u1),
+                                          keys.at(elements.at(job.giant->giant)));
+    }
+    const std::lock_guard<std::mutex> lock(locks[job.transform]);
+    add_into(sums[job.transform], inner);
+  };
+  // The coarsest grain first: giant steps over the threads when there are
+  // enough of them; otherwise one at a time, each spreading its own work
+  // (its accumulators, then the towers of its key switch).
+  if (jobs.size() >= 2 * num_threads()) {
+    parallel_for(0, jobs.size(), [&](std::size_t j) { run_job(jobs[j], false); });
+  } else {
+    for (const Job& job : jobs)
+      run_job(job, true);
+  }
+
+  std::vector<rlwe::Ciphertext> results;
+  for (std::size_t t = 0; t < transforms.size(); ++t) {
+    rlwe::Ciphertext out;
+    out.parts.push_back(rlwe::mod_down(context, std::move(sums[t][0])));
+    out.parts.push_back(rlwe::mod_down(context, std::move(sums[t][1])));
+    out.scale = x.scale * transforms[t]->scale();
+    out.slots = x.slots;
+    out.needs_rescale = level > 0;
+    results.push_back(std::move(out));
+  }
+  return results;
+}
+
+}  // namespace heft::circuits
