@@ -232,7 +232,7 @@ RelinKey KeyGenerator::create_relin_key() const {
 GaloisKeys KeyGenerator::create_galois_keys_for_elements(std::span<const uint64_t> elements) const {
   GaloisKeys keys(context_);
   for (uint64_t g : elements) {
-    context_->ciphertext_ring()->check_galois_element(g);
+    context_->ciphertext_ring()->require_galois_element(g);
     if (g == 1 || keys.has(g)) continue;  // 1 is the identity: nothing to switch
     // The key switches from s(X^g) back to s; it is stored permuted by the
     // inverse automorphism so that rotations permute results, not digits.

@@ -21,8 +21,8 @@ std::string prefix(std::string_view operation) {
 
 void throw_different_context(std::string_view operation, std::string_view what) {
   const bool plural = what.ends_with("keys");
-  throw MismatchError(prefix(operation) + std::string(what) +
-                      (plural ? " belong" : " belongs") + " to a different context");
+  throw MismatchError(prefix(operation) + std::string(what) + (plural ? " belong" : " belongs") +
+                      " to a different context");
 }
 
 void require_same_context(const Context& context, const Context* owner, std::string_view operation,
@@ -65,6 +65,14 @@ void require_product(const Ciphertext& a, std::string_view operation) {
   if (a.size() != 3) {
     throw InvalidArgument(prefix(operation) + "the ciphertext has " + std::to_string(a.size()) +
                           " parts; relinearization takes a 3-part ciphertext (a product)");
+  }
+}
+
+void require_level(const Context& context, std::size_t level, std::string_view operation) {
+  if (level > context.max_level()) {
+    throw InvalidArgument(prefix(operation) + "level " + std::to_string(level) +
+                          " is above the top level " + std::to_string(context.max_level()) +
+                          " of these parameters");
   }
 }
 

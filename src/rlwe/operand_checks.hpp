@@ -64,6 +64,9 @@ void require_relinearized(const Ciphertext& a, std::string_view operation);
 // a has three parts (a tensor product): what relinearization takes.
 void require_product(const Ciphertext& a, std::string_view operation);
 
+// `level` exists under these parameters (InvalidArgument: above the top).
+void require_level(const Context& context, std::size_t level, std::string_view operation);
+
 // `level` leaves a prime to divide by (rescale, modulus switching, the fused
 // relinearize-and-divide): InvalidArgument at level 0.
 void require_prime_to_drop(std::size_t level, std::string_view operation,

@@ -180,7 +180,7 @@ void require_context(const ContextPtr& context, const char* operation) {
 // the context must fit LoadOptions::max_context_bytes.
 Parameters read_parameters_object(std::span<const uint8_t> bytes, const LoadOptions& options,
                                   const char* operation) {
-  const ObjectInfo info = check_frame(bytes, options);
+  const ObjectInfo info = require_valid_frame(bytes, options);
   if (info.type != ObjectType::parameters) {
     throw FormatError(std::string("expected a heft parameters object, got a ") +
                       to_string(info.type));

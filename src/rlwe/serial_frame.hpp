@@ -45,9 +45,9 @@ struct Payload {
 
 // Checks magic, version, lengths, checksum, type, compression and reserved
 // bytes, and the payload size against options.max_bytes; returns the header.
-ObjectInfo check_frame(std::span<const uint8_t> bytes, const LoadOptions& options);
+ObjectInfo require_valid_frame(std::span<const uint8_t> bytes, const LoadOptions& options);
 
-// check_frame, then: the type must be one of `expected` (the first names
+// require_valid_frame, then: the type must be one of `expected` (the first names
 // what was expected in the error), the hash `hash` (else MismatchError), the
 // uncompressed payload at most `max_payload` bytes. Returns the uncompressed
 // payload.

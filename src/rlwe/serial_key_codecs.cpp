@@ -74,7 +74,7 @@ KeySwitchKey read_switch_key(ByteReader& in, const ContextPtr& context) {
   key.galois_element = in.u64("Galois element");
   if (key.galois_element != 1) {
     try {
-      context->ciphertext_ring()->check_galois_element(key.galois_element);
+      context->ciphertext_ring()->require_galois_element(key.galois_element);
     } catch (const InvalidArgument& e) {
       throw FormatError(std::string("key-switching key: ") + e.what());
     }

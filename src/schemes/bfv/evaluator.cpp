@@ -17,7 +17,6 @@
 #include "heft/rlwe/rotation_plan.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
-#include "plain_lift.hpp"
 #include "rlwe/galois.hpp"
 #include "rlwe/operand_checks.hpp"
 #include "rlwe/relinearization.hpp"
@@ -53,7 +52,7 @@ uint64_t centered_mod(uint64_t c, uint64_t t, const math::Modulus& q) {
 Evaluator::Evaluator(std::shared_ptr<const rlwe::Context> context)
     : context_(std::move(context)), t_(0) {
   if (!context_) throw InvalidArgument("bfv::Evaluator needs a context");
-  t_ = detail::plain_modulus_of(*context_, "bfv::Evaluator");
+  t_ = schemes::require_plain_modulus(*context_, "bfv::Evaluator");
   tables_.resize(context_->level_count());
 }
 
@@ -62,7 +61,7 @@ Evaluator::~Evaluator() = default;
 const Evaluator::MultiplyTables& Evaluator::multiply_tables(std::size_t level) const {
   std::lock_guard lock(tables_mutex_);
   if (tables_[level]) return *tables_[level];
-  const ring::RnsBase q_base = detail::level_base(*context_, level);
+  const ring::RnsBase q_base = schemes::level_base(*context_, level);
   // R > 2 t N Q_l (see evaluator.hpp), with a bit to spare.
   int q_bits = 0;
   for (const auto& q : q_base.moduli())
@@ -177,28 +176,25 @@ Ciphertext Evaluator::negate(const Ciphertext& a) const {
 
 Ciphertext Evaluator::add_plain(const Ciphertext& a, const IntegerPlaintext& p) const {
   require_operand(a, "add_plain");
-  detail::check_plain(*context_, p, "add_plain");
+  schemes::require_integer_plaintext(*context_, p, "add_plain");
   Ciphertext out = a.clone();
-  out.parts[0] += detail::scaled_plain(*context_, p, a.level());
+  out.parts[0] += schemes::lift_scaled(*context_, p, a.level());
   return out;
 }
 
 Ciphertext Evaluator::sub_plain(const Ciphertext& a, const IntegerPlaintext& p) const {
   require_operand(a, "sub_plain");
-  detail::check_plain(*context_, p, "sub_plain");
+  schemes::require_integer_plaintext(*context_, p, "sub_plain");
   Ciphertext out = a.clone();
-  out.parts[0] -= detail::scaled_plain(*context_, p, a.level());
+  out.parts[0] -= schemes::lift_scaled(*context_, p, a.level());
   return out;
 }
 
 Ciphertext Evaluator::add_scalar(const Ciphertext& a, uint64_t value) const {
   require_operand(a, "add_scalar");
-  if (value >= t_) {
-    throw InvalidArgument("add_scalar: " + std::to_string(value) +
-                          " is not below t = " + std::to_string(t_));
-  }
+  schemes::require_below_plain_modulus(value, t_, "add_scalar", "the constant");
   // Delta * value is a constant polynomial: the same value at every NTT point.
-  const std::vector<uint64_t> delta = detail::delta_residues(*context_, a.level());
+  const std::vector<uint64_t> delta = schemes::delta_residues(*context_, a.level());
   Ciphertext out = a.clone();
   ring::RnsPoly& c0 = out.parts[0];
   for (std::size_t i = 0; i < c0.tower_count(); ++i) {
@@ -212,7 +208,7 @@ Ciphertext Evaluator::add_scalar(const Ciphertext& a, uint64_t value) const {
 
 Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const IntegerPlaintext& p) const {
   require_operand(a, "multiply_plain");
-  detail::check_plain(*context_, p, "multiply_plain");
+  schemes::require_integer_plaintext(*context_, p, "multiply_plain");
   const ring::RnsPoly lifted = schemes::lift_centered(*context_, p, a.level());
   Ciphertext out = a.clone();
   for (auto& part : out.parts)
@@ -222,10 +218,7 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const IntegerPlaintext
 
 Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, uint64_t value) const {
   require_operand(a, "multiply_scalar");
-  if (value >= t_) {
-    throw InvalidArgument("multiply_scalar: " + std::to_string(value) +
-                          " is not below t = " + std::to_string(t_));
-  }
+  schemes::require_below_plain_modulus(value, t_, "multiply_scalar", "the constant");
   Ciphertext out = a.clone();
   std::vector<uint64_t> scalars(a.level() + 1);
   for (std::size_t i = 0; i < scalars.size(); ++i)

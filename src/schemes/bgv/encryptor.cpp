@@ -30,11 +30,7 @@ double log2_words(std::span<const uint64_t> x) {
 }  // namespace
 
 uint64_t plain_modulus(const rlwe::Context& context) {
-  const uint64_t t = context.parameters().plain_modulus;
-  if (t < 2) {
-    throw InvalidArgument("BGV needs a plaintext modulus: set Parameters::plain_modulus = t");
-  }
-  return t;
+  return schemes::require_plain_modulus(context, "BGV");
 }
 
 rlwe::KeyGenerator make_key_generator(std::shared_ptr<const rlwe::Context> context) {
@@ -59,23 +55,7 @@ void require_correction(uint64_t correction, uint64_t t, const char* operation) 
 
 void require_plaintext(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
                        const char* operation) {
-  const uint64_t t = plain_modulus(context);
-  if (plain.modulus != t) {
-    throw MismatchError(std::string(operation) + ": the plaintext is modulo " +
-                        std::to_string(plain.modulus) + ", the context's t is " +
-                        std::to_string(t));
-  }
-  if (plain.coefficients.size() != context.degree()) {
-    throw InvalidArgument(std::string(operation) + ": the plaintext has " +
-                          std::to_string(plain.coefficients.size()) + " coefficients, needs " +
-                          std::to_string(context.degree()));
-  }
-  for (uint64_t v : plain.coefficients) {
-    if (v >= t) {
-      throw InvalidArgument(std::string(operation) + ": plaintext coefficient " +
-                            std::to_string(v) + " is not below t = " + std::to_string(t));
-    }
-  }
+  schemes::require_integer_plaintext(context, plain, operation);
 }
 
 ring::RnsPoly lift_plaintext(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
@@ -105,10 +85,7 @@ Ciphertext Encryptor::encrypt(const schemes::IntegerPlaintext& plain,
                               std::optional<std::size_t> level) const {
   require_plaintext(*context_, plain, "encrypt");
   const std::size_t l = level.value_or(context_->max_level());
-  if (l > context_->max_level()) {
-    throw InvalidArgument("encrypt: level " + std::to_string(l) + " is above the top level " +
-                          std::to_string(context_->max_level()));
-  }
+  rlwe::detail::require_level(*context_, l, "encrypt");
   rlwe::Plaintext lifted;
   // Coefficient form: encryption adds it to the error before one transform.
   lifted.poly = schemes::lift_centered(*context_, plain, l, ring::Form::coefficient);

@@ -223,10 +223,7 @@ Ciphertext Evaluator::sub_plain(const Ciphertext& a, const schemes::IntegerPlain
 }
 
 Ciphertext Evaluator::add_scalar(const Ciphertext& a, uint64_t value) const {
-  if (value >= t_.value()) {
-    throw InvalidArgument("add_scalar: " + std::to_string(value) +
-                          " is not below t = " + std::to_string(t_.value()));
-  }
+  schemes::require_below_plain_modulus(value, t_.value(), "add_scalar", "the constant");
   schemes::IntegerPlaintext p{std::vector<uint64_t>(context_->degree(), 0), t_.value()};
   p.coefficients[0] = value;
   return add_plain_as(a, p, "add_scalar");
@@ -234,10 +231,7 @@ Ciphertext Evaluator::add_scalar(const Ciphertext& a, uint64_t value) const {
 
 Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, uint64_t value) const {
   require_operand(a, "multiply_scalar");
-  if (value >= t_.value()) {
-    throw InvalidArgument("multiply_scalar: " + std::to_string(value) +
-                          " is not below t = " + std::to_string(t_.value()));
-  }
+  schemes::require_below_plain_modulus(value, t_.value(), "multiply_scalar", "the constant");
   const uint64_t magnitude = std::min(value, t_.value() - value);
   require_budget(a.noise_log2 + std::log2(static_cast<double>(std::max<uint64_t>(magnitude, 1))),
                  a.level(), "multiply_scalar");

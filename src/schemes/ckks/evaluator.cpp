@@ -68,10 +68,7 @@ Evaluator::Evaluator(std::shared_ptr<const rlwe::Context> context, ScaleMode mod
 }
 
 double Evaluator::scale_at(std::size_t level) const {
-  if (level >= level_scales_.size()) {
-    throw InvalidArgument("level " + std::to_string(level) + " does not exist (top level is " +
-                          std::to_string(level_scales_.size() - 1) + ")");
-  }
+  rlwe::detail::require_level(*context_, level, "scale_at");
   return level_scales_[level];
 }
 
