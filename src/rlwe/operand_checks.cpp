@@ -76,6 +76,14 @@ void require_level(const Context& context, std::size_t level, std::string_view o
   }
 }
 
+void require_lower_level(std::size_t target, std::size_t level, std::string_view operation) {
+  if (target > level) {
+    throw InvalidArgument(prefix(operation) + "the target level " + std::to_string(target) +
+                          " is above the ciphertext's level " + std::to_string(level) +
+                          " (levels only go down)");
+  }
+}
+
 void require_prime_to_drop(std::size_t level, std::string_view operation, std::string_view what) {
   if (level == 0) {
     throw InvalidArgument(prefix(operation) + std::string(what) +

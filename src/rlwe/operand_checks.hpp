@@ -67,6 +67,10 @@ void require_product(const Ciphertext& a, std::string_view operation);
 // `level` exists under these parameters (InvalidArgument: above the top).
 void require_level(const Context& context, std::size_t level, std::string_view operation);
 
+// A target level at or below the ciphertext's (InvalidArgument: levels only
+// go down).
+void require_lower_level(std::size_t target, std::size_t level, std::string_view operation);
+
 // `level` leaves a prime to divide by (rescale, modulus switching, the fused
 // relinearize-and-divide): InvalidArgument at level 0.
 void require_prime_to_drop(std::size_t level, std::string_view operation,

@@ -17,6 +17,7 @@
 #include "heft/rlwe/rotation_plan.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
+#include "rlwe/ciphertext_arithmetic.hpp"
 #include "rlwe/galois.hpp"
 #include "rlwe/operand_checks.hpp"
 #include "rlwe/relinearization.hpp"
@@ -137,24 +138,8 @@ void Evaluator::require_same_level_operands(const Ciphertext& a, const Ciphertex
 Ciphertext Evaluator::add_or_sub(const Ciphertext& a, const Ciphertext& b, bool subtract,
                                  const char* operation) const {
   require_same_level_operands(a, b, operation);
-  const Ciphertext& longer = a.size() >= b.size() ? a : b;
-  Ciphertext out = longer.clone();
-  const std::size_t common = std::min(a.size(), b.size());
-  if (&longer == &a) {
-    for (std::size_t i = 0; i < b.size(); ++i) {
-      if (subtract) {
-        out.parts[i] -= b.parts[i];
-      } else {
-        out.parts[i] += b.parts[i];
-      }
-    }
-  } else {
-    // out holds b: out = a +- b part by part, negating b's extra parts.
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      if (subtract) out.parts[i].negate();
-      if (i < common) out.parts[i] += a.parts[i];
-    }
-  }
+  Ciphertext out = a.clone();
+  rlwe::detail::add_parts(out, b, subtract);
   return out;
 }
 
@@ -168,10 +153,7 @@ Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
 
 Ciphertext Evaluator::negate(const Ciphertext& a) const {
   require_operand(a, "negate");
-  Ciphertext out = a.clone();
-  for (auto& part : out.parts)
-    part.negate();
-  return out;
+  return rlwe::detail::negated(a);
 }
 
 Ciphertext Evaluator::add_plain(const Ciphertext& a, const IntegerPlaintext& p) const {

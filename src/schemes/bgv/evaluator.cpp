@@ -15,6 +15,7 @@
 #include "heft/rlwe/rotation_plan.hpp"
 #include "heft/schemes/bgv/encryptor.hpp"
 #include "heft/util/error.hpp"
+#include "rlwe/ciphertext_arithmetic.hpp"
 #include "rlwe/galois.hpp"
 #include "rlwe/operand_checks.hpp"
 #include "rlwe/relinearization.hpp"
@@ -168,19 +169,13 @@ Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
 Ciphertext Evaluator::negate(const Ciphertext& a) const {
   require_operand(a, "negate");
   require_budget(a.noise_log2, a.level(), "negate");
-  Ciphertext out = a.clone();
-  for (auto& part : out.parts)
-    part.negate();
-  return out;
+  return rlwe::detail::negated(a);
 }
 
 Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
   require_operand(a, "sub");
   require_operand(b, "sub");
-  Ciphertext negated = b.clone();
-  for (auto& part : negated.parts)
-    part.negate();
-  return sum(a.clone(), std::move(negated), "sub");
+  return sum(a.clone(), rlwe::detail::negated(b), "sub");
 }
 
 Ciphertext Evaluator::add_plain(const Ciphertext& a, const schemes::IntegerPlaintext& p) const {
@@ -444,10 +439,7 @@ Ciphertext Evaluator::mod_switch(const Ciphertext& a) const {
 
 Ciphertext Evaluator::mod_switch_to(const Ciphertext& a, std::size_t level) const {
   require_operand(a, "mod_switch_to");
-  if (level > a.level()) {
-    throw InvalidArgument("mod_switch_to: level " + std::to_string(level) +
-                          " is above the ciphertext's level " + std::to_string(a.level()));
-  }
+  rlwe::detail::require_lower_level(level, a.level(), "mod_switch_to");
   Ciphertext out = a.clone();
   while (out.level() > level)
     mod_switch_inplace(out);

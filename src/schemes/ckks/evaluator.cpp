@@ -13,6 +13,8 @@
 
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/util/error.hpp"
+#include "math/integer_double.hpp"
+#include "rlwe/ciphertext_arithmetic.hpp"
 #include "rlwe/operand_checks.hpp"
 #include "rlwe/relinearization.hpp"
 #include "schemes/ckks/scale_rules.hpp"
@@ -23,26 +25,7 @@ using detail::rescale_pending;
 using detail::same_scale;
 using detail::scale_text;
 
-namespace {
-
-// x (an integer-valued double, any magnitude) modulo q, exactly: a double is
-// mantissa * 2^exponent, so reduce both factors.
-uint64_t reduce_integer_double(double x, const math::Modulus& q) {
-  const bool negative = x < 0;
-  const double magnitude = std::abs(x);
-  uint64_t r;
-  if (magnitude < 9.2e18) {
-    r = q.reduce(static_cast<uint64_t>(magnitude));
-  } else {
-    int exponent = 0;
-    const double fraction = std::frexp(magnitude, &exponent);  // magnitude = fraction * 2^exponent
-    const uint64_t mantissa = static_cast<uint64_t>(std::ldexp(fraction, 53));
-    r = q.mul(q.reduce(mantissa), q.pow(2, static_cast<uint64_t>(exponent - 53)));
-  }
-  return negative ? q.negate(r) : r;
-}
-
-}  // namespace
+using math::reduce_integer_double;
 
 Evaluator::Evaluator(std::shared_ptr<const rlwe::Context> context, ScaleMode mode)
     : context_(std::move(context)), mode_(mode) {
@@ -159,13 +142,7 @@ void Evaluator::add_or_sub(Ciphertext& a, const Ciphertext& b_in, bool subtract,
   if (a.level() == b_in.level() && same_scale(a.scale, b_in.scale) && a.size() >= b_in.size()) {
     // Already aligned (the common case): work in place, no copies. The checks
     // above guarantee the part operations below cannot fail half-way.
-    for (std::size_t i = 0; i < b_in.parts.size(); ++i) {
-      if (subtract) {
-        a.parts[i] -= b_in.parts[i];
-      } else {
-        a.parts[i] += b_in.parts[i];
-      }
-    }
+    rlwe::detail::add_parts(a, b_in, subtract);
     a.slots = combined_slots(a.slots, b_in.slots);
     a.needs_rescale = a.needs_rescale || b_in.needs_rescale;
     return;
@@ -173,17 +150,7 @@ void Evaluator::add_or_sub(Ciphertext& a, const Ciphertext& b_in, bool subtract,
   Ciphertext b = b_in.clone();
   Ciphertext result = a.clone();
   align(result, b, operation);
-  while (result.parts.size() < b.parts.size()) {
-    result.parts.emplace_back(context_->ciphertext_ring(), result.parts[0].tower_count(),
-                              ring::Form::ntt);
-  }
-  for (std::size_t i = 0; i < b.parts.size(); ++i) {
-    if (subtract) {
-      result.parts[i] -= b.parts[i];
-    } else {
-      result.parts[i] += b.parts[i];
-    }
-  }
+  rlwe::detail::add_parts(result, b, subtract);
   result.slots = combined_slots(result.slots, b.slots);
   result.needs_rescale = result.needs_rescale || b.needs_rescale;
   a = std::move(result);
@@ -210,10 +177,7 @@ Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
 
 Ciphertext Evaluator::negate(const Ciphertext& a) const {
   require_operand(a, "negate");
-  Ciphertext out = a.clone();
-  for (auto& part : out.parts)
-    part.negate();
-  return out;
+  return rlwe::detail::negated(a);
 }
 
 namespace {

@@ -60,10 +60,7 @@ Ciphertext Evaluator::rescale(const Ciphertext& a) const {
 
 Ciphertext Evaluator::drop_to_level(const Ciphertext& a, std::size_t level) const {
   require_operand(a, "drop_to_level");
-  if (level > a.level()) {
-    throw InvalidArgument("drop_to_level: target level " + std::to_string(level) +
-                          " is above the ciphertext's level " + std::to_string(a.level()));
-  }
+  rlwe::detail::require_lower_level(level, a.level(), "drop_to_level");
   Ciphertext out = a.clone();
   drop_ciphertext_to(out, level, "drop_to_level");
   return out;
@@ -83,11 +80,7 @@ double Evaluator::effective_scale(const Ciphertext& a) const {
 Ciphertext Evaluator::align_to(const Ciphertext& a, std::size_t level, double scale) const {
   constexpr const char* kOperation = "align_to";
   require_operand(a, kOperation);
-  if (level > a.level()) {
-    throw InvalidArgument("align_to: the target level " + std::to_string(level) +
-                          " is above the ciphertext's level " + std::to_string(a.level()) +
-                          " (levels only go down)");
-  }
+  rlwe::detail::require_lower_level(level, a.level(), kOperation);
   require_scale_fits(scale, level, kOperation);
   Ciphertext out = a.clone();
   if (level == out.level() && same_scale(out.scale, scale)) return out;
