@@ -4,9 +4,10 @@
 // estimate (noise_model.hpp). See heft/rlwe/ciphertext.hpp for both fields
 // and for why every scheme shares one ciphertext type.
 //
-// bgv::Ciphertext was a wrapper ({ct, correction, noise_log2}) before format
-// version 3; it is now the same type, so code written against the wrapper
-// compiles unchanged except where it reached the parts through `.ct`.
+// bgv::Ciphertext was a wrapper ({ct, correction, noise_log2}) until the
+// metadata record (which came with format version 3); it is now the same
+// type, so code written against the wrapper compiles unchanged except where it
+// reached the parts through `.ct` (use the ciphertext itself).
 #pragma once
 
 #include "heft/rlwe/ciphertext.hpp"
