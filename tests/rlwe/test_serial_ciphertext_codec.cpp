@@ -256,33 +256,29 @@ TEST(CiphertextCodec, BadFieldsAndUnknownVersionsAreRefused) {
   Fixture f;
   const Bytes current = rlwe::save(*f.context, f.fresh);
   constexpr std::size_t kCorrectionAt = 25, kNoiseAt = 33;
-  for (const double bad : {std::nan(""), -kUnknownNoise}) {
+  // `payload` with 8 bytes at `at` replaced by `value`, loaded as `type` at
+  // `version` (a BGV-type payload takes its legacy layout): must be refused.
+  const auto expect_refused = [&](std::size_t at, const auto& value, rlwe::ObjectType type,
+                                  uint16_t version, const std::string& text) {
     Bytes payload = payload_of(current);
-    std::memcpy(payload.data() + kNoiseAt, &bad, 8);
+    std::memcpy(payload.data() + at, &value, 8);
+    if (type == rlwe::ObjectType::bgv_ciphertext) payload = legacy_payload(payload, type, version);
     expect_error<FormatError>(
         [&] {
-          (void)rlwe::load_ciphertext(
-              f.context, frame_of(rlwe::ObjectType::ciphertext, *f.context, payload, 3));
+          (void)rlwe::load_ciphertext(f.context, frame_of(type, *f.context, payload, version));
         },
-        "ciphertext: the noise estimate is NaN or -infinity");
+        text);
+  };
+  for (const double bad : {std::nan(""), -kUnknownNoise}) {
+    expect_refused(kNoiseAt, bad, rlwe::ObjectType::ciphertext, 3,
+                   "ciphertext: the noise estimate is NaN or -infinity");
     // The same in a BGV ciphertext of version 2.
-    expect_error<FormatError>(
-        [&] {
-          (void)bgv::load_ciphertext(
-              f.context, frame_of(rlwe::ObjectType::bgv_ciphertext, *f.context,
-                                  legacy_payload(payload, rlwe::ObjectType::bgv_ciphertext, 2), 2));
-        },
-        "BGV ciphertext: the noise estimate is NaN or -infinity");
+    expect_refused(kNoiseAt, bad, rlwe::ObjectType::bgv_ciphertext, 2,
+                   "BGV ciphertext: the noise estimate is NaN or -infinity");
   }
   for (const uint64_t bad : {uint64_t{0}, f.t}) {
-    Bytes payload = payload_of(current);
-    std::memcpy(payload.data() + kCorrectionAt, &bad, 8);
-    expect_error<FormatError>(
-        [&] {
-          (void)rlwe::load_ciphertext(
-              f.context, frame_of(rlwe::ObjectType::ciphertext, *f.context, payload, 3));
-        },
-        "ciphertext: the correction factor");
+    expect_refused(kCorrectionAt, bad, rlwe::ObjectType::ciphertext, 3,
+                   "ciphertext: the correction factor");
   }
   // A BGV-type object belongs to versions 1 and 2 only.
   expect_error<FormatError>(
