@@ -79,16 +79,20 @@ static std::vector<rlwe::Ciphertext> evaluate_all(
                           ": the input must have 2 parts; relinearize it first");
   }
   rlwe::Ciphertext y = x.needs_rescale && x.level() > 0 ? evaluator.rescale(x) : x.clone();
-  const bool costs_level = variable.change_of_variable_uses_level();
-  const std::size_t input_level = y.level() - (costs_level && y.level() > 0 ? 1 : 0);
   std::size_t max_depth = 0;
-  std::vector<std::size_t> target_levels;
-  for (const auto& p : polynomials) {
-    const std::size_t depth = std::bit_width(detail::degree_of(p));
-    max_depth = std::max(max_depth, depth);
-    target_levels.push_back(input_level >= depth ? input_level - depth : 0);
-  }
-  const std::size_t needed = max_depth + (costs_level && max_depth > 0 ? 1 : 0);
+  for (const auto& p : polynomials)
+    max_depth = std::max<std::size_t>(max_depth, std::bit_width(detail::degree_of(p)));
+  const auto& primes = evaluator.context()->parameters().ciphertext_moduli;
+  // The change of variable takes a level when alpha is not +-2^k, or when
+  // the input's scale is so far from the prime its first square divides by
+  // that the powers' scales would drift away (the mismatch doubles with
+  // every squaring): that level then also brings the scale onto the prime.
+  const double drift =
+      y.level() > 0 ? std::abs(std::log2(y.scale / static_cast<double>(primes[y.level()]))) : 0;
+  const bool costs_level =
+      max_depth > 0 && (variable.change_of_variable_uses_level() ||
+                        drift * std::ldexp(1.0, static_cast<int>(max_depth) - 1) > 8);
+  const std::size_t needed = max_depth + (costs_level ? 1 : 0);
   if (needed > y.level()) {
     throw InvalidArgument(std::string(operation) + ": the polynomial needs " +
                           std::to_string(needed) + " levels; the input has " +
@@ -98,15 +102,26 @@ static std::vector<rlwe::Ciphertext> evaluate_all(
     throw InvalidArgument(std::string(operation) +
                           ": the target scale must be positive and finite");
   }
+  const std::size_t input_level = y.level() - (costs_level ? 1 : 0);
+  std::vector<std::size_t> target_levels;
+  for (const auto& p : polynomials)
+    target_levels.push_back(input_level - std::bit_width(detail::degree_of(p)));
   // y = alpha x + beta.
   const double alpha = variable.variable_scale(), beta = variable.variable_shift();
-  if (costs_level && max_depth > 0) {
-    y = evaluator.rescale(evaluator.multiply_scalar(y, alpha));
-  } else if (alpha != 1.0) {
-    y = evaluator.multiply_integer(y, static_cast<int64_t>(alpha));
+  if (costs_level) {
+    // Lands on scale q_(input_level): the first square divides by that prime.
+    const double landing = static_cast<double>(primes[input_level]);
+    rlwe::Ciphertext mapped =
+        constants.zero(y.level(), landing * static_cast<double>(primes[y.level()]), y.slots);
+    constants.multiply_accumulate(mapped, y, alpha, operation);
+    constants.add_constant(mapped, beta, operation);
+    y = evaluator.rescale(mapped);
+    y.scale = landing;
+  } else {
+    if (alpha != 1.0) y = evaluator.multiply_integer(y, static_cast<int64_t>(alpha));
+    constants.add_constant(y, beta, operation);
   }
   y.needs_rescale = false;
-  constants.add_constant(y, beta, operation);
 
   const Basis basis = variable.basis();
   const std::size_t baby_log = choose_baby_log(basis, input_level, polynomials, target_levels);

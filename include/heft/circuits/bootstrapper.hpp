@@ -1,0 +1,107 @@
+// CKKS bootstrapping: a ciphertext at level 0 refreshed to a high level.
+//
+// The phases, in order (CoeffsToSlots first):
+// 1. ModRaise (rlwe::mod_raise): the level-0 ciphertext read modulo Q_top
+//    decrypts to t = m + q_0 I, I a small integer polynomial. Its scale label
+//    becomes q_0, so its "values" are t / q_0 = I + m / q_0.
+// 2. SubSum (sparse slots n < N/2 only): the sum of its rotations by n, 2n,
+//    ..., N/4 keeps the coefficients on multiples of N / 2n (times N / 2n),
+//    the ones sparse packing uses.
+// 3. CoeffsToSlots: the special FFT's inverse as linear transforms
+//    (homomorphic_dft.hpp), one level per group of stages: slot k then holds
+//    (t_k + i t_(k+n)) / q_0 in bit-reversed order.
+// 4. EvalMod: the real and imaginary parts, 2 Re and 2 Im (one conjugation),
+//    each through sin(pi a) / 2 pi, a Chebyshev interpolant on [-R, R] with
+//    R = 2K + 1 (K bounds |I|): sin(2 pi (I + e)) / 2 pi = e + O(e^3) for
+//    e = m / q_0. Then Re + i Im (i: the monomial X^(N/2), exact).
+// 5. SlotsToCoeffs: the special FFT's stages, one level per group: the
+//    slots hold m's slots times Delta / q_0, and the scale label is
+//    multiplied by Delta / q_0 to give back the input's values. EvalMod's
+//    output scale is chosen so that this lands on the default scale of the
+//    output level.
+//
+// Levels: everything above is spent from the top; output_level() is what is
+// left. The failure probability is that of |I| > K: I's coefficients are
+// about normal with standard deviation sqrt((h + 1) / 12) for a secret of
+// Hamming weight h (dense ternary: h = 2N/3), so K should be about 6 to 8
+// of those.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "heft/circuits/linear_transform.hpp"
+#include "heft/circuits/polynomial.hpp"
+#include "heft/circuits/polynomial_evaluator.hpp"
+#include "heft/export.hpp"
+#include "heft/rlwe/ciphertext.hpp"
+#include "heft/rlwe/context.hpp"
+#include "heft/rlwe/keys.hpp"
+#include "heft/schemes/ckks/encoder.hpp"
+#include "heft/schemes/ckks/evaluator.hpp"
+
+namespace heft::circuits {
+
+struct HEFT_EXPORT BootstrapParameters {
+  std::size_t slots = 0;                   // n, a power of two (0: N/2)
+  std::size_t coeffs_to_slots_levels = 2;  // level budget of CoeffsToSlots (1 .. log2 n)
+  std::size_t slots_to_coeffs_levels = 2;  // and of SlotsToCoeffs
+  std::size_t mod_range = 16;              // K: EvalMod is exact for |I| <= K
+  std::size_t sine_degree = 0;             // 0: the smallest 2^k - 1 within 2^-40
+};
+
+class HEFT_EXPORT Bootstrapper {
+ public:
+  // Builds the transforms and the sine polynomial. InvalidArgument if the
+  // parameters have too few levels for them (the message says how many are
+  // needed), no special primes, or a bad slot count or level budget.
+  Bootstrapper(std::shared_ptr<const rlwe::Context> context, const BootstrapParameters& parameters);
+
+  // Rotation steps to make Galois keys for (KeyGenerator::create_galois_keys
+  // with include_conjugation = true): the SubSum steps and every transform's.
+  [[nodiscard]] std::vector<int64_t> rotation_steps() const;
+  // Levels the bootstrapping spends from the top, and the level of its output.
+  [[nodiscard]] std::size_t depth() const noexcept;
+  [[nodiscard]] std::size_t output_level() const noexcept;
+  [[nodiscard]] std::size_t slots() const noexcept { return slots_; }
+  [[nodiscard]] const Polynomial& sine() const noexcept { return sine_; }
+
+  // The refreshed ciphertext: same values (within the precision), at
+  // output_level(). `x` may be at any level (it is brought to level 0) and
+  // must have the bootstrapper's slot count. MismatchError / InvalidArgument
+  // naming the missing keys.
+  [[nodiscard]] rlwe::Ciphertext bootstrap(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
+                                           const rlwe::GaloisKeys& keys) const;
+
+  // The phases alone (for tests and benchmarks).
+  [[nodiscard]] rlwe::Ciphertext mod_raise(const rlwe::Ciphertext& x,
+                                           const rlwe::GaloisKeys& keys) const;
+  [[nodiscard]] rlwe::Ciphertext coeffs_to_slots(const rlwe::Ciphertext& x,
+                                                 const rlwe::GaloisKeys& keys) const;
+  // target_scale: the output's scale (0: the default scale of its level).
+  [[nodiscard]] rlwe::Ciphertext eval_mod(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
+                                          const rlwe::GaloisKeys& keys,
+                                          double target_scale = 0) const;
+  [[nodiscard]] rlwe::Ciphertext slots_to_coeffs(const rlwe::Ciphertext& x,
+                                                 const rlwe::GaloisKeys& keys) const;
+
+ private:
+  // Each transform applied and rescaled in turn.
+  [[nodiscard]] rlwe::Ciphertext apply_in_turn(const rlwe::Ciphertext& x,
+                                               const std::vector<LinearTransform>& transforms,
+                                               const rlwe::GaloisKeys& keys) const;
+
+  std::shared_ptr<const rlwe::Context> context_;
+  BootstrapParameters parameters_;
+  std::size_t slots_;
+  ckks::Encoder encoder_;
+  ckks::Evaluator evaluator_;
+  Polynomial sine_;
+  std::vector<LinearTransform> coeffs_to_slots_;
+  std::vector<LinearTransform> slots_to_coeffs_;
+  LinearTransformEvaluator transforms_;
+};
+
+}  // namespace heft::circuits

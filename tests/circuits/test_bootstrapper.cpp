@@ -1,0 +1,146 @@
+// CKKS bootstrapping at a small insecure ring: the homomorphic DFT's stage
+// matrices against ckks::SpecialFft, each phase alone against its plaintext
+// counterpart, and whole bootstraps (full and sparse slots, real and
+// complex values, twice in a row) against the input values.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "circuits_test_support.hpp"
+#include "heft/circuits/bootstrapper.hpp"
+#include "heft/circuits/homomorphic_dft.hpp"
+#include "heft/math/ntt_tables.hpp"
+#include "heft/schemes/ckks/special_fft.hpp"
+#include "heft/util/error.hpp"
+
+namespace heft::circuits {
+namespace {
+
+using cd = std::complex<double>;
+
+std::vector<cd> random_values(std::size_t n, bool complex, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> dist(-1, 1);
+  std::vector<cd> v(n);
+  for (auto& x : v)
+    x = cd(dist(rng), complex ? dist(rng) : 0.0);
+  return v;
+}
+
+std::size_t bit_reverse(std::size_t i, std::size_t n) {
+  std::size_t r = 0;
+  for (std::size_t b = 1; b < n; b <<= 1, i >>= 1)
+    r = (r << 1) | (i & 1);
+  return r;
+}
+
+TEST(CircuitsHomomorphicDft, StagesMatchTheSpecialFft) {
+  std::mt19937_64 rng(1);
+  for (std::size_t n : {2, 8, 64, 256}) {
+    const std::size_t stages = static_cast<std::size_t>(std::countr_zero(n));
+    for (std::size_t levels = 1; levels <= stages; ++levels) {
+      const auto z = random_values(n, true, rng);
+      // CoeffsToSlots: the inverse FFT without its bit reversal.
+      std::vector<cd> v = z;
+      for (const auto& m : coeffs_to_slots_matrices(n, levels, 1.0))
+        v = apply_diagonal_matrix(m, v);
+      std::vector<cd> u = z;
+      ckks::SpecialFft(n).inverse(u);
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_LT(std::abs(v[i] - u[bit_reverse(i, n)]), 1e-12) << n << " " << levels;
+      // SlotsToCoeffs: the forward FFT, taking u bit-reversed.
+      for (const auto& m : slots_to_coeffs_matrices(n, levels, 1.0))
+        v = apply_diagonal_matrix(m, v);
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_LT(std::abs(v[i] - z[i]), 1e-12);
+    }
+  }
+}
+
+struct Fixture {
+  explicit Fixture(std::size_t slots)
+      : setup(make_context()), bootstrapper(setup.context, parameters(slots)) {
+    std::vector<int64_t> steps = bootstrapper.rotation_steps();
+    keys = setup.keygen.create_galois_keys(steps, /*include_conjugation=*/true);
+  }
+  static std::shared_ptr<const rlwe::Context> make_context() {
+    std::vector<int> bits{60};
+    for (int i = 0; i < 16; ++i)
+      bits.push_back(50);
+    auto params = rlwe::make_parameters(4096, bits, {60, 60}, 0, rlwe::SecurityLevel::none);
+    params.scale = std::ldexp(1.0, 50);
+    params.secret = {rlwe::SecretKind::sparse_ternary, 32};
+    return rlwe::Context::create(params);
+  }
+  static BootstrapParameters parameters(std::size_t slots) {
+    BootstrapParameters p;
+    p.slots = slots;
+    p.coeffs_to_slots_levels = 2;
+    p.slots_to_coeffs_levels = 2;
+    p.mod_range = 12;  // |I| <= 12: over 5 standard deviations for h = 32
+    return p;
+  }
+  double max_error(const rlwe::Ciphertext& ct, const std::vector<cd>& want) const {
+    const auto got = setup.decrypt(ct);
+    double worst = 0;
+    for (std::size_t i = 0; i < want.size(); ++i)
+      worst = std::max(worst, std::abs(got[i] - want[i]));
+    return worst;
+  }
+
+  testing::CkksSetup setup;
+  Bootstrapper bootstrapper;
+  rlwe::GaloisKeys keys;
+};
+
+TEST(CircuitsBootstrapper, FullSlotsComplexAndReal) {
+  Fixture f(0);
+  std::mt19937_64 rng(2);
+  for (bool complex : {true, false}) {
+    const auto x = random_values(f.bootstrapper.slots(), complex, rng);
+    const auto low = f.setup.evaluator.drop_to_level(f.setup.encrypt(x, 1), 0);
+    const auto out = f.bootstrapper.bootstrap(low, f.setup.relin, f.keys);
+    EXPECT_EQ(out.level(), f.bootstrapper.output_level());
+    EXPECT_GE(out.level(), 1u);
+    const double error = f.max_error(out, x);
+    std::printf("bootstrap, full slots, %s: max error 2^%.1f\n", complex ? "complex" : "real",
+                std::log2(error));
+    EXPECT_LT(error, std::ldexp(1.0, -15)) << "log2 error " << std::log2(error);
+  }
+}
+
+TEST(CircuitsBootstrapper, SparseSlotsAndTwiceInARow) {
+  Fixture f(64);
+  std::mt19937_64 rng(3);
+  const auto x = random_values(64, true, rng);
+  const auto low = f.setup.evaluator.drop_to_level(f.setup.encrypt(x, 1, 64), 0);
+  const auto once = f.bootstrapper.bootstrap(low, f.setup.relin, f.keys);
+  const double first = f.max_error(once, x);
+  EXPECT_LT(first, std::ldexp(1.0, -18)) << "log2 error " << std::log2(first);
+  const auto twice = f.bootstrapper.bootstrap(once, f.setup.relin, f.keys);
+  const double second = f.max_error(twice, x);
+  std::printf("bootstrap, 64 slots: max error 2^%.1f once, 2^%.1f twice\n", std::log2(first),
+              std::log2(second));
+  EXPECT_LT(second, std::ldexp(1.0, -17)) << "log2 error " << std::log2(second);
+}
+
+TEST(CircuitsBootstrapper, ComputesAfterItsOutput) {
+  Fixture f(0);
+  std::mt19937_64 rng(4);
+  const auto x = random_values(f.bootstrapper.slots(), false, rng);
+  const auto low = f.setup.evaluator.drop_to_level(f.setup.encrypt(x, 1), 0);
+  const auto out = f.bootstrapper.bootstrap(low, f.setup.relin, f.keys);
+  EXPECT_NEAR(out.scale / f.setup.evaluator.scale_at(out.level()), 1.0, 1e-9);
+  const auto square = f.setup.evaluator.multiply(out, out, f.setup.relin);
+  std::vector<cd> want(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    want[i] = x[i] * x[i];
+  EXPECT_LT(f.max_error(square, want), std::ldexp(1.0, -13));
+}
+
+}  // namespace
+}  // namespace heft::circuits
