@@ -103,9 +103,7 @@ ring::RnsPoly mod_down_to_next_unchecked(const Context& context, ExtendedPoly x,
                                          const ring::RnsPoly& addend, uint64_t error_scale) {
   const std::size_t n = context.degree();
   const std::size_t q_towers = x.q.tower_count();
-  if (q_towers < 2) {
-    throw InvalidArgument("mod_down_to_next: level 0, no prime left to divide by");
-  }
+  require_prime_to_drop(q_towers - 1, "mod_down_to_next", "x");
   const std::size_t level = q_towers - 1;
   const std::size_t k = x.p.tower_count();
   const auto& q_ring = *context.ciphertext_ring();
