@@ -260,6 +260,8 @@ void fuzz_load_integer_plaintext(Input input) {
       });
 }
 
+// The BGV ciphertexts of format versions 1 and 2 (type 10): they load into an
+// rlwe::Ciphertext, which saves as a ciphertext of version 3 and reloads.
 void fuzz_load_bgv_ciphertext(Input input) {
   const rlwe::ContextPtr& context = context_for(input);
   check(

@@ -5,15 +5,20 @@
 // several levels and part counts, a Galois key set and subsets, ...).
 //
 // Usage: make_corpus OUT_DIR   (scripts/fuzz.sh runs it into build-fuzz/corpus)
+#include <openssl/evp.h>
+
 #include <complex>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fuzz_contexts.hpp"
@@ -49,6 +54,37 @@ const Variant kVariants[] = {
     {"seeded_zstd", {.compression = Compression::zstd, .zstd_level = 3, .seeded = true}},
     {"full_zstd", {.compression = Compression::zstd, .zstd_level = 19, .seeded = false}},
 };
+
+// A BGV ciphertext as format versions 1 and 2 wrote it (type 10: the
+// correction factor and, from version 2, the noise estimate after the parts
+// instead of in the header), from an uncompressed version-3 frame of it
+// (docs/format.md), with the lengths and checksum of the new frame.
+Bytes legacy_bgv_frame(const Bytes& v3, uint16_t version) {
+  constexpr std::size_t kHeader = 64, kChecksum = 8;
+  constexpr std::size_t kCorrectionAt = 25, kNoiseAt = 33, kPartsAt = 41;
+  const std::span<const uint8_t> payload(v3.data() + kHeader, v3.size() - kHeader - kChecksum);
+  Bytes out(v3.begin(), v3.begin() + kHeader);
+  const auto append = [&out](std::span<const uint8_t> part) {
+    out.insert(out.end(), part.begin(), part.end());
+  };
+  append(payload.first(kCorrectionAt));
+  append(payload.subspan(kPartsAt));
+  append(payload.subspan(kCorrectionAt, kNoiseAt - kCorrectionAt));
+  if (version >= 2) append(payload.subspan(kNoiseAt, kPartsAt - kNoiseAt));
+  const uint16_t type = static_cast<uint16_t>(rlwe::ObjectType::bgv_ciphertext);
+  const uint64_t length = out.size() - kHeader;
+  std::memcpy(out.data() + 4, &version, 2);  // little-endian host, as the format
+  std::memcpy(out.data() + 6, &type, 2);
+  std::memcpy(out.data() + 48, &length, 8);  // stored
+  std::memcpy(out.data() + 56, &length, 8);  // uncompressed
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int digest_length = 0;
+  if (EVP_Digest(out.data(), out.size(), digest, &digest_length, EVP_sha256(), nullptr) != 1) {
+    throw std::runtime_error("SHA-256 failed");
+  }
+  out.insert(out.end(), digest, digest + kChecksum);
+  return out;
+}
 
 class Corpus {
  public:
@@ -257,17 +293,28 @@ void integer_objects(Corpus& corpus) {
   const bgv::Ciphertext product = evaluator.multiply(fresh, public_ct);
   const bgv::Ciphertext switched = evaluator.mod_switch(public_ct);
   const bgv::Ciphertext low = secret_encryptor.encrypt(batched, 0);
-  const std::string b = "fuzz_load_bgv_ciphertext";
-  corpus.write_variants(b, "secret",
-                        [&](const SaveOptions& o) { return bgv::save(*context, fresh, o); });
-  corpus.write_variants(b, "public",
-                        [&](const SaveOptions& o) { return bgv::save(*context, public_ct, o); });
-  corpus.write_variants(b, "3parts",
-                        [&](const SaveOptions& o) { return bgv::save(*context, product, o); });
-  corpus.write_variants(b, "mod_switched",
-                        [&](const SaveOptions& o) { return bgv::save(*context, switched, o); });
-  corpus.write_variants(b, "level0",
-                        [&](const SaveOptions& o) { return bgv::save(*context, low, o); });
+  // Saved as every ciphertext is (format version 3), and, for the target of
+  // the BGV type that versions 1 and 2 wrote, in those layouts.
+  const std::pair<const char*, const bgv::Ciphertext*> bgv_cases[] = {{"secret", &fresh},
+                                                                      {"public", &public_ct},
+                                                                      {"3parts", &product},
+                                                                      {"mod_switched", &switched},
+                                                                      {"level0", &low}};
+  for (const auto& bgv_case : bgv_cases) {
+    const char* name = bgv_case.first;
+    const bgv::Ciphertext* ct = bgv_case.second;
+    corpus.write_variants("fuzz_load_ciphertext", std::string("bgv_") + name,
+                          [&](const SaveOptions& o) { return rlwe::save(*context, *ct, o); });
+    for (const bool seeded : {true, false}) {
+      const Bytes v3 = rlwe::save(*context, *ct, {.seeded = seeded});
+      for (const uint16_t version : {uint16_t{1}, uint16_t{2}}) {
+        corpus.write(
+            "fuzz_load_bgv_ciphertext",
+            std::string(name) + (seeded ? "_seeded" : "_full") + "_v" + std::to_string(version),
+            legacy_bgv_frame(v3, version));
+      }
+    }
+  }
 }
 
 // Streams beyond one frame: two frames back to back, and a frame followed by

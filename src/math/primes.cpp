@@ -26,7 +26,7 @@ uint64_t pow_mod_u64(uint64_t a, uint64_t e, uint64_t n) {
   return result;
 }
 
-void check_degree(uint64_t degree) {
+void require_power_of_two_degree(uint64_t degree) {
   if (!std::has_single_bit(degree) || degree < 2 || degree > (uint64_t{1} << 17)) {
     throw InvalidArgument("polynomial degree N = " + std::to_string(degree) +
                           " must be a power of two between 2 and 2^17");
@@ -35,8 +35,8 @@ void check_degree(uint64_t degree) {
 
 // N a power of two in [2, 2^17], and primes of bit_size bits = 1 mod 2N
 // possible: 2N must leave room below 2^bit_size, which must fit a modulus.
-void check_degree_and_bit_size(uint64_t degree, int bit_size) {
-  check_degree(degree);
+void require_degree_and_bit_size(uint64_t degree, int bit_size) {
+  require_power_of_two_degree(degree);
   const int log_two_n = __builtin_ctzll(2 * degree);
   if (bit_size > kMaxModulusBits || bit_size < log_two_n + 2) {
     throw InvalidArgument("prime bit size " + std::to_string(bit_size) +
@@ -78,7 +78,7 @@ bool is_prime(uint64_t n) noexcept {
 
 std::vector<Modulus> generate_ntt_primes(int bit_size, uint64_t degree, std::size_t count,
                                          const std::vector<uint64_t>& exclude) {
-  check_degree_and_bit_size(degree, bit_size);
+  require_degree_and_bit_size(degree, bit_size);
   const uint64_t two_n = 2 * degree;
   // A documented cap (far above any parameter set's prime count) so that an
   // absurd request is refused at once instead of scanning for hours.
@@ -109,7 +109,7 @@ std::vector<Modulus> generate_ntt_primes(int bit_size, uint64_t degree, std::siz
 
 Modulus nearest_ntt_prime(double target, int bit_size, uint64_t degree,
                           const std::vector<uint64_t>& exclude) {
-  check_degree_and_bit_size(degree, bit_size);
+  require_degree_and_bit_size(degree, bit_size);
   const uint64_t two_n = 2 * degree;
   const double lower = std::ldexp(1.0, bit_size - 1), upper = std::ldexp(1.0, bit_size);
   if (!(target >= lower && target <= upper)) {

@@ -23,7 +23,7 @@ PolyContext::PolyContext(PrivateTag, uint64_t degree, RnsBase base)
   log_degree_ = __builtin_ctzll(degree);
 }
 
-void PolyContext::check_galois_element(uint64_t galois_element) const {
+void PolyContext::require_galois_element(uint64_t galois_element) const {
   if (!is_galois_element(galois_element)) {
     throw InvalidArgument(
         "Galois element " + std::to_string(galois_element) +
@@ -33,7 +33,7 @@ void PolyContext::check_galois_element(uint64_t galois_element) const {
 }
 
 std::span<const uint32_t> PolyContext::ntt_automorphism_map(uint64_t galois_element) const {
-  check_galois_element(galois_element);
+  require_galois_element(galois_element);
   // Building a map is O(N) and rare, so holding the lock while building is
   // simpler than double-checked insertion and costs nothing measurable.
   std::lock_guard<std::mutex> lock(automorphism_mutex_);

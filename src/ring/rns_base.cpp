@@ -61,7 +61,7 @@ RnsBase RnsBase::from_values(std::span<const uint64_t> values) {
   return RnsBase(std::move(moduli));
 }
 
-void RnsBase::check_index(std::size_t i) const {
+void RnsBase::require_index(std::size_t i) const {
   if (i >= moduli_.size()) {
     throw InvalidArgument("RnsBase: index " + std::to_string(i) + " out of range for a base of " +
                           std::to_string(moduli_.size()) + " moduli");

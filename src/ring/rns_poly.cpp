@@ -283,7 +283,7 @@ void RnsPoly::add_product_automorphism(const RnsPoly& a, const RnsPoly& x,
         "RnsPoly::add_product_automorphism: the permuted operand must be a different polynomial "
         "from the sum");
   }
-  context_->check_galois_element(galois_element);
+  context_->require_galois_element(galois_element);
   const std::span<const uint32_t> map = context_->ntt_automorphism_map(galois_element);
   detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
     math::fma_permuted_mod(a.tower(i), x.tower(i), map, tower(i), tower(i), context_->modulus(i));
@@ -331,7 +331,7 @@ void RnsPoly::drop_last_towers(std::size_t count) {
 
 RnsPoly RnsPoly::automorphism(uint64_t galois_element) const {
   require_not_empty("automorphism");
-  context_->check_galois_element(galois_element);
+  context_->require_galois_element(galois_element);
   RnsPoly out(context_, tower_count_, form_, Uninitialized{});  // every coefficient is written
   automorphism(galois_element, out);
   return out;
@@ -348,7 +348,7 @@ void RnsPoly::automorphism(uint64_t galois_element, RnsPoly& out) const {
     throw MismatchError(
         "RnsPoly::automorphism: the output must have the input's context and tower count");
   }
-  context_->check_galois_element(galois_element);
+  context_->require_galois_element(galois_element);
 
   const std::size_t n = degree_;
   if (form_ == Form::ntt) {

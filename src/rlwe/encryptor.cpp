@@ -9,7 +9,7 @@
 #include "heft/ring/samplers.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
-#include "rlwe/key_checks.hpp"
+#include "rlwe/operand_checks.hpp"
 #include "rlwe/seeded_masks.hpp"
 
 namespace heft::rlwe {
@@ -41,30 +41,11 @@ ring::RnsPoly gaussian_poly(const Context& context, ring::Prng& prng, std::size_
   return e;
 }
 
-void check_plaintext(const Context& context, const Plaintext& plain) {
-  if (plain.poly.empty()) throw InvalidArgument("encrypt: the plaintext is empty");
-  if (plain.poly.context() != context.ciphertext_ring()) {
-    throw MismatchError("encrypt: the plaintext belongs to a different context");
-  }
+void require_plaintext(const Context& context, const Plaintext& plain) {
+  detail::require_ciphertext_ring_poly(context, plain.poly, "encrypt", "the plaintext");
 }
 
 }  // namespace
-
-void check_ciphertext(const Context& context, const Ciphertext& ct, const char* operation) {
-  if (ct.parts.size() < 2) {
-    throw MismatchError(std::string(operation) + ": ciphertext has " +
-                        std::to_string(ct.parts.size()) + " parts, needs at least 2");
-  }
-  for (const auto& part : ct.parts) {
-    if (part.empty() || part.context() != context.ciphertext_ring()) {
-      throw MismatchError(std::string(operation) + ": ciphertext belongs to a different context");
-    }
-    if (!part.is_ntt() || part.tower_count() != ct.parts[0].tower_count()) {
-      throw MismatchError(std::string(operation) +
-                          ": malformed ciphertext (parts differ in form or level)");
-    }
-  }
-}
 
 Encryptor::Encryptor(const PublicKey& public_key)
     : context_(public_key.context),
@@ -86,7 +67,7 @@ Encryptor::Encryptor(const SecretKey& secret_key, uint64_t error_scale)
 }
 
 Ciphertext Encryptor::encrypt(const Plaintext& plain) const {
-  check_plaintext(*context_, plain);
+  require_plaintext(*context_, plain);
   const std::size_t towers = plain.poly.tower_count();
   Ciphertext ct;
   ct.scale = plain.scale;
@@ -145,7 +126,7 @@ SeededCiphertext Encryptor::encrypt_seeded(const Plaintext& plain) const {
     throw InvalidArgument(
         "seeded encryption needs the secret key: construct the Encryptor with it");
   }
-  check_plaintext(*context_, plain);
+  require_plaintext(*context_, plain);
   const std::size_t towers = plain.poly.tower_count();
   ring::Prng prng = ring::Prng::from_os_entropy();
   SeededCiphertext out;
@@ -163,9 +144,7 @@ SeededCiphertext Encryptor::encrypt_seeded(const Plaintext& plain) const {
 }
 
 Ciphertext expand_seeded(const Context& context, const SeededCiphertext& seeded) {
-  if (seeded.c0.empty() || seeded.c0.context() != context.ciphertext_ring()) {
-    throw MismatchError("expand_seeded: the ciphertext belongs to a different context");
-  }
+  detail::require_ciphertext_ring_poly(context, seeded.c0, "expand_seeded", "the ciphertext");
   if (!seeded.c0.is_ntt()) {
     throw MismatchError("expand_seeded: c0 must be in NTT form, as encrypt_seeded makes it");
   }
@@ -186,7 +165,7 @@ Decryptor::Decryptor(const SecretKey& secret_key)
 
 Plaintext Decryptor::decrypt(const Ciphertext& ct) const {
   const Context& context = *secret_key_->context();
-  check_ciphertext(context, ct, "decrypt");
+  require_ciphertext(context, ct, "decrypt");
   const std::size_t towers = ct.parts[0].tower_count();
   const ring::RnsPoly& s = secret_key_->q_part();
   // Horner per tower, reading the key's first towers in place (no copy of

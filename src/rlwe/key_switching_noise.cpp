@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "heft/ring/samplers.hpp"
 #include "heft/util/error.hpp"
+#include "util/power_of_two_text.hpp"
 
 namespace heft::rlwe {
 namespace {
@@ -20,9 +20,7 @@ double sum_of_log2(const std::vector<uint64_t>& moduli, std::size_t begin, std::
 }
 
 std::string bits_text(double bits) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "2^%.1f", bits);
-  return buffer;
+  return heft::detail::power_of_two_text(bits, 1);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include "heft/ring/prng.hpp"
 #include "heft/ring/samplers.hpp"
 #include "heft/util/error.hpp"
-#include "rlwe/key_checks.hpp"
+#include "rlwe/operand_checks.hpp"
 #include "rlwe/seeded_masks.hpp"
 
 namespace heft::rlwe {
@@ -84,9 +84,7 @@ void GaloisKeys::insert(uint64_t galois_element, KeySwitchKey key) {
                           std::to_string(galois_element));
   }
   if (!context_) throw InvalidArgument("GaloisKeys::insert: these keys have no context");
-  if (key.context != context_) {
-    throw MismatchError("GaloisKeys::insert: the key belongs to a different context");
-  }
+  detail::require_same_context(*context_, key.context.get(), "GaloisKeys::insert", "the key");
   // A key stored under 0 would later be applied as "no automorphism".
   if (galois_element == 1 || !context_->ciphertext_ring()->is_galois_element(galois_element)) {
     throw InvalidArgument("GaloisKeys::insert: element " + std::to_string(galois_element) +
@@ -162,10 +160,6 @@ KeyGenerator::KeyGenerator(std::shared_ptr<const Context> context, const SecretK
                            uint64_t error_scale)
     : context_(std::move(context)), secret_key_(secret_key.clone()), error_scale_(error_scale) {
   if (!context_) throw InvalidArgument("KeyGenerator needs a context");
-  if (!secret_key.context()) throw InvalidArgument("KeyGenerator: the secret key is empty");
-  if (secret_key.context() != context_) {
-    throw MismatchError("KeyGenerator: the secret key belongs to a different context");
-  }
   detail::require_secret_key(*context_, secret_key_, "KeyGenerator");
   detail::require_error_scale(*context_, error_scale_, "KeyGenerator");
 }
@@ -196,9 +190,7 @@ PublicKey KeyGenerator::create_public_key() const {
 }
 
 KeySwitchKey KeyGenerator::create_switch_key(const ring::RnsPoly& s_prime_q) const {
-  if (!context_->supports_key_switching()) {
-    throw InvalidArgument("key switching needs special primes: these parameters have none");
-  }
+  detail::require_special_primes(*context_, "create_switch_key");
   detail::require_ntt_poly(s_prime_q, context_->ciphertext_ring(), context_->level_count(),
                            "create_switch_key", "s'");
   // Masks from a publishable seed, errors from a private stream (as above).
@@ -240,7 +232,7 @@ RelinKey KeyGenerator::create_relin_key() const {
 GaloisKeys KeyGenerator::create_galois_keys_for_elements(std::span<const uint64_t> elements) const {
   GaloisKeys keys(context_);
   for (uint64_t g : elements) {
-    context_->ciphertext_ring()->check_galois_element(g);
+    context_->ciphertext_ring()->require_galois_element(g);
     if (g == 1 || keys.has(g)) continue;  // 1 is the identity: nothing to switch
     // The key switches from s(X^g) back to s; it is stored permuted by the
     // inverse automorphism so that rotations permute results, not digits.

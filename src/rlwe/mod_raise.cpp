@@ -5,29 +5,24 @@
 
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
+#include "rlwe/operand_checks.hpp"
 
 namespace heft::rlwe {
 
 Ciphertext mod_raise(const Context& context, const Ciphertext& ciphertext, std::size_t to_level) {
-  if (ciphertext.empty() || ciphertext.parts[0].context() != context.ciphertext_ring()) {
-    throw MismatchError("mod_raise: the ciphertext belongs to a different context");
-  }
+  if (ciphertext.empty()) detail::throw_different_context("mod_raise", "the ciphertext");
+  detail::require_ciphertext_ring_poly(context, ciphertext.parts[0], "mod_raise", "the ciphertext");
   if (ciphertext.level() != 0) {
     throw InvalidArgument("mod_raise: the ciphertext is at level " +
                           std::to_string(ciphertext.level()) +
                           "; bring it to level 0 first (drop_to_level)");
   }
-  if (to_level > context.max_level()) {
-    throw InvalidArgument("mod_raise: level " + std::to_string(to_level) +
-                          " is above the top level " + std::to_string(context.max_level()));
-  }
+  detail::require_level(context, to_level, "mod_raise");
   const auto& ring = context.ciphertext_ring();
   const math::Modulus& q0 = ring->modulus(0);
   const uint64_t half = q0.value() / 2;
   const std::size_t n = context.degree();
-  Ciphertext out;
-  out.scale = ciphertext.scale;
-  out.slots = ciphertext.slots;
+  Ciphertext out = Ciphertext::with_metadata(ciphertext);
   out.needs_rescale = false;
   for (const auto& part : ciphertext.parts) {
     const ring::RnsPoly coefficients = part.is_ntt() ? part.coefficient_form() : part.clone();

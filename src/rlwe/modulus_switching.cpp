@@ -9,6 +9,7 @@
 #include "heft/util/aligned_buffer.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
+#include "rlwe/operand_checks.hpp"
 
 namespace heft::rlwe {
 
@@ -21,12 +22,8 @@ void divide_by_last_prime(const Context& context, std::span<const ring::RnsPoly>
   if (in.empty()) return;
   const bool in_place = static_cast<const void*>(out.data()) == in.data();
   for (const ring::RnsPoly& poly : in) {
-    if (poly.empty() || poly.context() != context.ciphertext_ring()) {
-      throw MismatchError("divide_by_last_prime: the polynomial is not from this context");
-    }
-    if (!poly.is_ntt()) {
-      throw MismatchError("divide_by_last_prime: the polynomial must be in NTT form");
-    }
+    detail::require_ciphertext_ring_poly(context, poly, "divide_by_last_prime", "the polynomial");
+    detail::require_ntt_form(poly, "divide_by_last_prime", "the polynomial");
     if (poly.tower_count() != in[0].tower_count()) {
       throw MismatchError("divide_by_last_prime: the polynomials are at different levels");
     }
@@ -37,9 +34,7 @@ void divide_by_last_prime(const Context& context, std::span<const ring::RnsPoly>
     }
   }
   const std::size_t level = in[0].tower_count() - 1;
-  if (level == 0) {
-    throw InvalidArgument("divide_by_last_prime: the polynomial is at level 0, no prime to drop");
-  }
+  detail::require_prime_to_drop(level, "divide_by_last_prime", "the polynomial");
   const auto& ring = *context.ciphertext_ring();
   const math::Modulus& last = ring.modulus(level);
   const uint64_t t_mod_last = last.reduce(plain_modulus);

@@ -13,25 +13,20 @@
 #include "heft/math/primes.hpp"
 #include "heft/rlwe/key_switching_noise.hpp"
 #include "heft/util/error.hpp"
+#include "util/power_of_two_text.hpp"
 
 namespace heft::rlwe {
 namespace {
+
+using heft::detail::power_of_two_text;
 
 int bit_size(uint64_t q) {
   return 64 - __builtin_clzll(q);
 }
 
-// "2^x" for x = log2 of a value (which may be beyond a double's range).
-std::string power_of_two_text(double log2_value) {
-  std::ostringstream out;
-  out.precision(4);
-  out << "2^" << log2_value;
-  return out.str();
-}
-
 // The CKKS rule of Parameters::validate (see parameters.hpp). The modulus is
 // summed as ckks::Evaluator sums it, so both agree at the boundary.
-void check_ckks_scale(double scale, const std::vector<uint64_t>& primes) {
+void require_ckks_scale_fits(double scale, const std::vector<uint64_t>& primes) {
   if (scale == 0) return;  // BFV/BGV
   double log2_modulus = 0;
   for (uint64_t q : primes)
@@ -99,7 +94,7 @@ void Parameters::validate() const {
                           " (ciphertext and special together)");
   }
   std::set<uint64_t> seen;
-  auto check_prime = [&](uint64_t q, const char* role) {
+  auto require_prime = [&](uint64_t q, const char* role) {
     if (q >= (uint64_t{1} << math::kMaxModulusBits) || !math::is_prime(q) ||
         (q - 1) % (2 * degree) != 0) {
       throw InvalidArgument(
@@ -111,9 +106,9 @@ void Parameters::validate() const {
     }
   };
   for (uint64_t q : ciphertext_moduli)
-    check_prime(q, "ciphertext prime");
+    require_prime(q, "ciphertext prime");
   for (uint64_t p : special_moduli)
-    check_prime(p, "special prime");
+    require_prime(p, "special prime");
   const std::size_t levels = ciphertext_moduli.size();
   if (dnum > levels) {
     throw InvalidArgument("dnum = " + std::to_string(dnum) + " key-switching digits for " +
@@ -125,7 +120,7 @@ void Parameters::validate() const {
     throw InvalidArgument("scale " + std::to_string(scale) +
                           " must be a finite number >= 0 (0 for BFV/BGV)");
   }
-  check_ckks_scale(scale, ciphertext_moduli);
+  require_ckks_scale_fits(scale, ciphertext_moduli);
   if (secret.kind != SecretKind::uniform_ternary && secret.kind != SecretKind::sparse_ternary) {
     throw InvalidArgument("unknown secret distribution " +
                           std::to_string(static_cast<int>(secret.kind)) +
@@ -151,7 +146,7 @@ void Parameters::validate() const {
       }
     }
   }
-  check_security(degree, total_bits(), security);
+  require_security(degree, total_bits(), security);
   if (const std::string problem = key_switching_noise_problem(*this); !problem.empty()) {
     throw InvalidArgument(problem);
   }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "heft/util/error.hpp"
+#include "rlwe/operand_checks.hpp"
 
 namespace heft::rlwe {
 namespace {
@@ -42,7 +43,7 @@ uint64_t reduce_step(int64_t step, uint64_t slots) {
   return static_cast<uint64_t>(r < 0 ? r + n : r);
 }
 
-void check_slots(const Context& context, std::size_t slots, std::string_view operation) {
+void require_rotation_cycle(const Context& context, std::size_t slots, std::string_view operation) {
   const uint64_t half = context.degree() / 2;
   if (slots == 0 || slots > half || !std::has_single_bit(slots)) {
     throw InvalidArgument(std::string(operation) + ": a rotation cycle of " +
@@ -74,7 +75,7 @@ std::optional<uint64_t> rotation_step_of(const Context& context, uint64_t galois
 
 std::optional<uint64_t> direct_rotation_element(const Context& context, const GaloisKeys& keys,
                                                 int64_t step, std::size_t slots) {
-  check_slots(context, slots, "direct_rotation_element");
+  require_rotation_cycle(context, slots, "direct_rotation_element");
   const auto reduced = static_cast<int64_t>(reduce_step(step, slots));
   // With slots < N/2, steps that agree modulo slots act alike on the slots,
   // so a key made for the negative equivalent (-1 for slots - 1) or for the
@@ -88,10 +89,8 @@ std::optional<uint64_t> direct_rotation_element(const Context& context, const Ga
 
 std::vector<uint64_t> plan_rotation(const Context& context, const GaloisKeys& keys, int64_t step,
                                     std::size_t slots, std::string_view operation) {
-  if (keys.context().get() != &context) {
-    throw MismatchError(std::string(operation) + ": the Galois keys belong to a different context");
-  }
-  check_slots(context, slots, operation);
+  detail::require_galois_keys(context, keys, operation);
+  require_rotation_cycle(context, slots, operation);
   const uint64_t target = reduce_step(step, slots);
   if (target == 0) return {};
   if (const auto g = direct_rotation_element(context, keys, step, slots)) return {*g};

@@ -67,7 +67,7 @@ int max_log_qp(uint64_t degree, SecurityLevel level) {
                         ": secure parameter sets use N = 1024 .. 131072 (a power of two)");
 }
 
-void check_security(uint64_t degree, int total_bits, SecurityLevel level) {
+void require_security(uint64_t degree, int total_bits, SecurityLevel level) {
   if (level == SecurityLevel::none) return;
   const int bound = max_log_qp(degree, level);
   if (total_bits > bound) {

@@ -77,8 +77,8 @@ RawHeader parse_header(std::span<const uint8_t> header) {
   return h;
 }
 
-// The checks that need only the header (shared by check_frame and read_object).
-void check_header_start(const RawHeader& h) {
+// The checks that need only the header (shared by require_valid_frame and read_object).
+void require_known_header_start(const RawHeader& h) {
   if (h.magic != kMagic) throw FormatError("not a heft object (bad magic bytes)");
   if (h.version < kOldestFormatVersion || h.version > kFormatVersion) {
     throw FormatError("heft format version " + std::to_string(h.version) +
@@ -218,13 +218,13 @@ Bytes make_frame(ObjectType type, const ParameterHash& hash, std::span<const uin
   return finish_frame(std::move(writer), type, hash, options);
 }
 
-ObjectInfo check_frame(std::span<const uint8_t> bytes, const LoadOptions& options) {
+ObjectInfo require_valid_frame(std::span<const uint8_t> bytes, const LoadOptions& options) {
   if (bytes.size() < kHeaderBytes + kChecksumBytes) {
     throw FormatError("truncated heft object: " + std::to_string(bytes.size()) +
                       " bytes, the smallest is " + std::to_string(kHeaderBytes + kChecksumBytes));
   }
   const RawHeader h = parse_header(bytes);
-  check_header_start(h);
+  require_known_header_start(h);
   const std::size_t stored_available = bytes.size() - kHeaderBytes - kChecksumBytes;
   if (h.stored_bytes != stored_available) {
     throw FormatError("heft object length mismatch: the header announces " +
@@ -266,10 +266,16 @@ ObjectInfo check_frame(std::span<const uint8_t> bytes, const LoadOptions& option
 
 Payload open_frame(std::span<const uint8_t> bytes, ObjectType expected, const ParameterHash& hash,
                    std::size_t max_payload, const LoadOptions& options) {
-  const ObjectInfo info = check_frame(bytes, options);
-  if (info.type != expected) {
-    throw FormatError(std::string("expected a heft ") + to_string(expected) + " object, got a " +
-                      to_string(info.type));
+  const ObjectType types[] = {expected};
+  return open_frame(bytes, types, hash, max_payload, options);
+}
+
+Payload open_frame(std::span<const uint8_t> bytes, std::span<const ObjectType> expected,
+                   const ParameterHash& hash, std::size_t max_payload, const LoadOptions& options) {
+  const ObjectInfo info = require_valid_frame(bytes, options);
+  if (std::find(expected.begin(), expected.end(), info.type) == expected.end()) {
+    throw FormatError(std::string("expected a heft ") + to_string(expected.front()) +
+                      " object, got a " + to_string(info.type));
   }
   if (info.parameter_hash != hash) {
     throw MismatchError(std::string("the ") + to_string(info.type) +
@@ -284,6 +290,7 @@ Payload open_frame(std::span<const uint8_t> bytes, ObjectType expected, const Pa
   const auto stored = bytes.subspan(kHeaderBytes, info.stored_bytes);
   Payload payload;
   payload.version = info.version;
+  payload.type = info.type;
   if (info.compression == Compression::zstd) {
     payload.owned = decompress(stored, info.payload_bytes);
     payload.bytes = payload.owned;
@@ -326,7 +333,7 @@ const char* to_string(ObjectType type) noexcept {
 }
 
 ObjectInfo inspect(std::span<const uint8_t> bytes, const LoadOptions& options) {
-  return serial::check_frame(bytes, options);
+  return serial::require_valid_frame(bytes, options);
 }
 
 void write_object(std::ostream& out, std::span<const uint8_t> bytes) {
@@ -343,7 +350,7 @@ Bytes read_object(std::istream& in, const LoadOptions& options) {
     throw FormatError("read_object: the stream ended inside a heft object header");
   }
   const RawHeader h = parse_header(bytes);
-  check_header_start(h);
+  require_known_header_start(h);
   if (h.stored_bytes > max_stored_bytes(options.max_bytes)) {
     throw InvalidArgument("read_object: a heft object of " + std::to_string(h.stored_bytes) +
                           " stored bytes exceeds LoadOptions::max_bytes (" +
@@ -363,7 +370,7 @@ Bytes read_object(std::istream& in, const LoadOptions& options) {
     }
     left -= take;
   }
-  check_frame(bytes, options);
+  require_valid_frame(bytes, options);
   return bytes;
 }
 

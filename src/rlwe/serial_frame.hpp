@@ -14,9 +14,11 @@
 namespace heft::rlwe::serial {
 
 // Written: kFormatVersion. Read: kOldestFormatVersion to kFormatVersion.
-// Version 2 added the noise estimate to BGV ciphertexts (docs/format.md);
-// every other payload is the same in both.
-inline constexpr uint16_t kFormatVersion = 2;
+// Version 2 added the noise estimate to BGV ciphertexts; version 3 gave every
+// ciphertext one metadata record (BGV's correction factor and noise estimate
+// beside CKKS's scale and slots) and writes BGV ciphertexts as plain
+// ciphertexts (docs/format.md). Every other payload is the same in all three.
+inline constexpr uint16_t kFormatVersion = 3;
 inline constexpr uint16_t kOldestFormatVersion = 1;
 inline constexpr std::size_t kHeaderBytes = 64;
 inline constexpr std::size_t kChecksumBytes = 8;
@@ -38,15 +40,19 @@ struct Payload {
   Bytes owned;
   std::span<const uint8_t> bytes;
   uint16_t version = kFormatVersion;  // of the frame
+  ObjectType type{};                  // of the frame: one of those asked for
 };
 
 // Checks magic, version, lengths, checksum, type, compression and reserved
 // bytes, and the payload size against options.max_bytes; returns the header.
-ObjectInfo check_frame(std::span<const uint8_t> bytes, const LoadOptions& options);
+ObjectInfo require_valid_frame(std::span<const uint8_t> bytes, const LoadOptions& options);
 
-// check_frame, then: the type must be `expected`, the hash `hash` (else
-// MismatchError), the uncompressed payload at most `max_payload` bytes.
-// Returns the uncompressed payload.
+// require_valid_frame, then: the type must be one of `expected` (the first names
+// what was expected in the error), the hash `hash` (else MismatchError), the
+// uncompressed payload at most `max_payload` bytes. Returns the uncompressed
+// payload.
+Payload open_frame(std::span<const uint8_t> bytes, std::span<const ObjectType> expected,
+                   const ParameterHash& hash, std::size_t max_payload, const LoadOptions& options);
 Payload open_frame(std::span<const uint8_t> bytes, ObjectType expected, const ParameterHash& hash,
                    std::size_t max_payload, const LoadOptions& options);
 

@@ -247,7 +247,7 @@ TEST(KeySwitching, MalformedKeysAndInputsAreRefusedByName) {
   // Empty keys are named as empty, not as foreign.
   expect_error<InvalidArgument>([&] { (void)switch_key(*context, c1, KeySwitchKey{}); },
                                 "switch_key: the key is empty");
-  expect_error<InvalidArgument>([&] { check_relin_key(*context, RelinKey{}, "multiply"); },
+  expect_error<InvalidArgument>([&] { require_relin_key(*context, RelinKey{}, "multiply"); },
                                 "multiply: the relinearization key is empty");
   // Level 0 is refused before the key switch, in the caller's name.
   const RelinKey relin = keygen.create_relin_key();

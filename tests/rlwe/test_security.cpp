@@ -1,4 +1,4 @@
-// The security table (max_log_qp, check_security) row by row, and real
+// The security table (max_log_qp, require_security) row by row, and real
 // prime chains at each bound through make_parameters and validate.
 #include <gtest/gtest.h>
 
@@ -45,11 +45,11 @@ TEST(Security, EveryTableRowAcceptedAtItsBoundAndRefusedAbove) {
   for (const TableRow& row : kTable) {
     for (int i = 0; i < 3; ++i) {
       EXPECT_EQ(max_log_qp(row.degree, levels[i]), row.bits[i]);
-      EXPECT_NO_THROW(check_security(row.degree, row.bits[i], levels[i]));
-      EXPECT_THROW(check_security(row.degree, row.bits[i] + 1, levels[i]), InvalidArgument);
+      EXPECT_NO_THROW(require_security(row.degree, row.bits[i], levels[i]));
+      EXPECT_THROW(require_security(row.degree, row.bits[i] + 1, levels[i]), InvalidArgument);
     }
   }
-  EXPECT_NO_THROW(check_security(1024, 10000, SecurityLevel::none));
+  EXPECT_NO_THROW(require_security(1024, 10000, SecurityLevel::none));
   EXPECT_THROW((void)max_log_qp(512, SecurityLevel::classic128), InvalidArgument);
 }
 

@@ -215,9 +215,9 @@ TEST(Serialization, WrongVersionTypeOrParametersAreRefused) {
   // Another format version: refused with a message naming the version,
   // whatever the rest of the frame holds.
   Bytes future = bytes;
-  future[4] = 3;
+  future[4] = 4;
   heft::testing::expect_error<FormatError>([&] { (void)load_ciphertext(f.context, future); },
-                                           "version 3");
+                                           "version 4");
 
   // Loading under other parameters.
   Parameters changed = f.context->parameters();

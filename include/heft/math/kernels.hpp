@@ -51,7 +51,11 @@ HEFT_EXPORT void set_isa(Isa isa);
 
 // A level that can run for modulus q, or an error: `ifma` needs q < 2^50.
 // Used when a caller pins a level explicitly.
-HEFT_EXPORT void check_isa_fits(Isa isa, const Modulus& q);
+HEFT_EXPORT void require_isa_fits(Isa isa, const Modulus& q);
+// The name require_isa_fits had before the checks took one vocabulary.
+[[deprecated("use require_isa_fits")]] inline void check_isa_fits(Isa isa, const Modulus& q) {
+  require_isa_fits(isa, q);
+}
 
 // NTT of one polynomial of length tables.degree() modulo tables.modulus().
 // Forward: input in natural order, each value in [0, 4q); output in

@@ -51,7 +51,12 @@ class HEFT_EXPORT PolyContext {
     return galois_element % 2 == 1 && galois_element < 2 * degree_;
   }
   // Throws InvalidArgument unless is_galois_element(galois_element).
-  void check_galois_element(uint64_t galois_element) const;
+  void require_galois_element(uint64_t galois_element) const;
+  // The name require_galois_element had before the checks took one vocabulary.
+  [[deprecated("use require_galois_element")]] void check_galois_element(
+      uint64_t galois_element) const {
+    require_galois_element(galois_element);
+  }
 
   // The permutation that applies X -> X^g to a polynomial in NTT form:
   // result[k] = input[map[k]] (see automorphism.hpp for the formula). Built on

@@ -33,7 +33,7 @@ class HEFT_EXPORT RnsBase {
   [[nodiscard]] bool empty() const noexcept { return moduli_.empty(); }
   // The accessors taking an index throw InvalidArgument if i >= size().
   [[nodiscard]] const math::Modulus& operator[](std::size_t i) const {
-    check_index(i);
+    require_index(i);
     return moduli_[i];
   }
   [[nodiscard]] std::span<const math::Modulus> moduli() const noexcept { return moduli_; }
@@ -42,16 +42,16 @@ class HEFT_EXPORT RnsBase {
   [[nodiscard]] std::span<const uint64_t> product() const noexcept { return product_; }
   // Q / q_i as a multi-word integer.
   [[nodiscard]] std::span<const uint64_t> punctured_product(std::size_t i) const {
-    check_index(i);
+    require_index(i);
     return punctured_products_[i];
   }
   // (Q / q_i)^-1 mod q_i and its Shoup constant for q_i.
   [[nodiscard]] uint64_t punctured_inverse(std::size_t i) const {
-    check_index(i);
+    require_index(i);
     return punctured_inverses_[i];
   }
   [[nodiscard]] uint64_t punctured_inverse_shoup(std::size_t i) const {
-    check_index(i);
+    require_index(i);
     return punctured_inverse_shoups_[i];
   }
 
@@ -74,7 +74,7 @@ class HEFT_EXPORT RnsBase {
   }
 
  private:
-  void check_index(std::size_t i) const;
+  void require_index(std::size_t i) const;
   std::vector<math::Modulus> moduli_;
   std::vector<uint64_t> product_;
   std::vector<std::vector<uint64_t>> punctured_products_;

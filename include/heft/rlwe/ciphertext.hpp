@@ -1,9 +1,20 @@
 // Ciphertext: (c_0, c_1, ...) over Q_level with c_0 + c_1 s + c_2 s^2 + ... =
 // message + noise. Two parts after encryption and relinearization, three after
 // a tensor product. Parts are kept in NTT form between operations.
+//
+// One ciphertext type serves every scheme: CKKS, BFV and BGV ciphertexts are
+// all rlwe::Ciphertext, and what each scheme needs to know about its parts
+// beyond the parts themselves is one metadata record (CiphertextMetadata)
+// that every ciphertext carries. Why one record rather than a wrapper type
+// per scheme: the layers above (circuits, bootstrapping, the tensor layer)
+// are written once over rlwe::Ciphertext; a wrapper per scheme would need
+// each generic algorithm templated on the scheme's type, or unwrapped and
+// rewrapped at every call (docs/architecture.md).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -13,11 +24,40 @@
 
 namespace heft::rlwe {
 
-struct HEFT_EXPORT Ciphertext {
+// The noise_log2 of a ciphertext whose noise nobody estimated: a CKKS or BFV
+// ciphertext, one built by hand, or a BGV ciphertext loaded from format
+// version 1. The BGV evaluator refuses to compute on it (NoiseBudgetError)
+// until noise_log2 is set.
+inline constexpr double kUnknownNoise = std::numeric_limits<double>::infinity();
+
+// What a ciphertext says about its parts. Each scheme reads its own fields and
+// leaves the others at their defaults; every operation that keeps the message
+// keeps the record (rotations, relinearization), and serialization stores it
+// whole (docs/format.md).
+struct HEFT_EXPORT CiphertextMetadata {
+  // CKKS: the exact scale of the encrypted values, the number of packed
+  // slots (0: all N/2), and whether the ciphertext is a product whose scale
+  // has not been divided down yet.
+  double scale = 1.0;
+  std::size_t slots = 0;
+  bool needs_rescale = false;
+  // BGV: the decryption c0 + c1 s (+ c2 s^2) is m' + t e modulo Q_level, and
+  // the message is m = m' * correction (mod t); the factor is in [1, t),
+  // invertible mod t, and stays 1 for CKKS and BFV. Why a factor: modulus
+  // switching divides the ciphertext by the dropped prime q, and keeping the
+  // error a multiple of t multiplies the plaintext by q^-1 mod t; rather
+  // than multiply it back (which costs noise), the factor is tracked and
+  // applied once at decryption.
+  uint64_t correction = 1;
+  // BGV: log2 of a bound on ||c0 + c1 s (+ c2 s^2)|| (bgv/noise_model.hpp),
+  // kUnknownNoise when nobody estimated it. The BGV encryptor sets it, every
+  // BGV operation updates it and refuses to go past what the level can
+  // decrypt.
+  double noise_log2 = kUnknownNoise;
+};
+
+struct HEFT_EXPORT Ciphertext : CiphertextMetadata {
   std::vector<ring::RnsPoly> parts;
-  double scale = 1.0;          // CKKS: exact scale of the encrypted values
-  std::size_t slots = 0;       // CKKS: number of packed slots
-  bool needs_rescale = false;  // CKKS: a product whose scale has not been divided down yet
   // Set by secret-key encryption: parts[1] was expanded from this seed. It is
   // only a hint for serialization, which checks that parts[1] still equals
   // the expansion (an operation may have changed it) before storing the
@@ -27,17 +67,23 @@ struct HEFT_EXPORT Ciphertext {
   [[nodiscard]] std::size_t size() const noexcept { return parts.size(); }
   [[nodiscard]] std::size_t level() const noexcept { return parts.front().tower_count() - 1; }
   [[nodiscard]] bool empty() const noexcept { return parts.empty(); }
+  [[nodiscard]] const CiphertextMetadata& metadata() const noexcept { return *this; }
 
   [[nodiscard]] Ciphertext clone() const {
-    Ciphertext copy;
+    Ciphertext copy = with_metadata(*this);
     copy.parts.reserve(parts.size());
     for (const auto& p : parts)
       copy.parts.push_back(p.clone());
-    copy.scale = scale;
-    copy.slots = slots;
-    copy.needs_rescale = needs_rescale;
     copy.c1_seed = c1_seed;
     return copy;
+  }
+
+  // A ciphertext without parts that carries `metadata` (for an operation's
+  // result, which then takes its parts).
+  [[nodiscard]] static Ciphertext with_metadata(const CiphertextMetadata& metadata) {
+    Ciphertext out;
+    static_cast<CiphertextMetadata&>(out) = metadata;
+    return out;
   }
 };
 

@@ -73,9 +73,16 @@ class HEFT_EXPORT Decryptor {
   std::shared_ptr<const SecretKey> secret_key_;  // an own copy
 };
 
-// Checks that every part of ct is a non-empty NTT-form polynomial of the
-// context's ciphertext ring with the same level; throws MismatchError.
-HEFT_EXPORT void check_ciphertext(const Context& context, const Ciphertext& ct,
-                                  const char* operation);
+// Checks that ct has at least two parts, each a non-empty NTT-form
+// polynomial of the context's ciphertext ring at one level; throws
+// MismatchError naming `operation` otherwise.
+HEFT_EXPORT void require_ciphertext(const Context& context, const Ciphertext& ct,
+                                    const char* operation);
+// The name require_ciphertext had before the checks took one vocabulary.
+[[deprecated("use require_ciphertext")]] inline void check_ciphertext(const Context& context,
+                                                                      const Ciphertext& ct,
+                                                                      const char* operation) {
+  require_ciphertext(context, ct, operation);
+}
 
 }  // namespace heft::rlwe

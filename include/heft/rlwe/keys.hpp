@@ -91,8 +91,14 @@ struct HEFT_EXPORT RelinKey {
 // made under it (MismatchError), with one well-formed pair per digit
 // (MismatchError), and not a Galois key (InvalidArgument). The messages name
 // `operation`, the caller's public operation.
-HEFT_EXPORT void check_relin_key(const Context& context, const RelinKey& key,
-                                 const char* operation);
+HEFT_EXPORT void require_relin_key(const Context& context, const RelinKey& key,
+                                   const char* operation);
+// The name require_relin_key had before the checks took one vocabulary.
+[[deprecated("use require_relin_key")]] inline void check_relin_key(const Context& context,
+                                                                    const RelinKey& key,
+                                                                    const char* operation) {
+  require_relin_key(context, key, operation);
+}
 
 // Keys for Galois automorphisms X -> X^g, by element g.
 class HEFT_EXPORT GaloisKeys {

@@ -16,7 +16,7 @@
 namespace heft::rlwe {
 
 // InvalidArgument unless `ciphertext` is a ciphertext of `context` at level
-// 0 and to_level <= the top level. Metadata (scale, slots) is kept; the
+// 0 and to_level <= the top level. The metadata record is kept; the
 // result has no rescale pending.
 [[nodiscard]] HEFT_EXPORT Ciphertext mod_raise(const Context& context, const Ciphertext& ciphertext,
                                                std::size_t to_level);

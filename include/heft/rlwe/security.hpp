@@ -29,6 +29,11 @@ HEFT_EXPORT int max_log_qp(uint64_t degree, SecurityLevel level);
 
 // Throws InvalidArgument naming the bound if `total_bits` exceeds what `level`
 // allows at degree N. Does nothing for SecurityLevel::none.
-HEFT_EXPORT void check_security(uint64_t degree, int total_bits, SecurityLevel level);
+HEFT_EXPORT void require_security(uint64_t degree, int total_bits, SecurityLevel level);
+// The name require_security had before the checks took one vocabulary.
+[[deprecated("use require_security")]] inline void check_security(uint64_t degree, int total_bits,
+                                                                  SecurityLevel level) {
+  require_security(degree, total_bits, level);
+}
 
 }  // namespace heft::rlwe

@@ -58,8 +58,10 @@ enum class ObjectType : uint16_t {
   relin_key = 5,
   galois_keys = 6,  // a set of Galois keys (all, or a chosen subset)
   plaintext = 7,    // an rlwe::Plaintext (CKKS-encoded)
-  ciphertext = 8,   // an rlwe::Ciphertext (CKKS or BFV)
+  ciphertext = 8,   // an rlwe::Ciphertext of any scheme, with its metadata record
   integer_plaintext = 9,
+  // A BGV ciphertext of format versions 1 and 2 (read, never written: from
+  // version 3 a BGV ciphertext is a `ciphertext` like any other).
   bgv_ciphertext = 10,
   key_set = 11,  // public, relinearization and Galois keys together (each optional)
 };
@@ -168,9 +170,12 @@ HEFT_EXPORT RelinKey load_relin_key(const ContextPtr& context, std::span<const u
 HEFT_EXPORT GaloisKeys load_galois_keys(const ContextPtr& context, std::span<const uint8_t> bytes,
                                         const LoadOptions& options = {});
 
-// Plaintexts and ciphertexts, with level, scale, slots and flags. A loaded
-// seeded ciphertext is expanded and keeps its seed, so saving it again stays
-// compact.
+// Plaintexts and ciphertexts, with level, scale, slots and flags, and a
+// ciphertext's whole metadata record (rlwe::CiphertextMetadata: also BGV's
+// correction factor and noise estimate). A loaded seeded ciphertext is
+// expanded and keeps its seed, so saving it again stays compact.
+// load_ciphertext also reads the BGV ciphertexts of format versions 1 and 2
+// (type bgv_ciphertext), the noise estimate of version 1 unknown.
 HEFT_EXPORT Bytes save(const Context& context, const Plaintext& plain,
                        const SaveOptions& options = {});
 HEFT_EXPORT Bytes save(const Context& context, const Ciphertext& ciphertext,

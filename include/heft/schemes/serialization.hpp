@@ -1,9 +1,8 @@
 // Saving and loading the objects of the exact-integer schemes: integer
-// plaintexts (BFV and BGV) and BGV ciphertexts with their correction factor
-// and noise estimate (format version 2; version 1 loads with the estimate
-// unknown, docs/format.md).
-// Same frame, checks and options as heft/rlwe/serialization.hpp (BFV
-// ciphertexts are rlwe::Ciphertext and use rlwe::save / rlwe::load_ciphertext).
+// plaintexts (BFV and BGV). Same frame, checks and options as
+// heft/rlwe/serialization.hpp. BFV and BGV ciphertexts are rlwe::Ciphertext
+// and use rlwe::save / rlwe::load_ciphertext, which keep a BGV ciphertext's
+// correction factor and noise estimate (docs/format.md).
 #pragma once
 
 #include <span>
@@ -26,10 +25,12 @@ HEFT_EXPORT IntegerPlaintext load_integer_plaintext(const rlwe::ContextPtr& cont
 
 namespace heft::bgv {
 
-HEFT_EXPORT rlwe::Bytes save(const rlwe::Context& context, const Ciphertext& ciphertext,
-                             const rlwe::SaveOptions& options = {});
-HEFT_EXPORT Ciphertext load_ciphertext(const rlwe::ContextPtr& context,
-                                       std::span<const uint8_t> bytes,
-                                       const rlwe::LoadOptions& options = {});
+// A BGV ciphertext is an rlwe::Ciphertext whose metadata record carries its
+// correction factor and noise estimate, so it is saved and loaded as any
+// ciphertext is (format version 3); load_ciphertext also reads the BGV
+// ciphertexts of versions 1 and 2 (a version-1 one with its estimate
+// unknown). These names keep code written for the BGV wrapper compiling.
+using rlwe::load_ciphertext;
+using rlwe::save;
 
 }  // namespace heft::bgv

@@ -53,7 +53,7 @@ void mul_mod(std::span<const uint64_t> a, std::span<const uint64_t> b, std::span
 void mul_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<uint64_t> out,
                     const Modulus& q, std::optional<Isa> isa) {
   require_same_size(a.size(), out.size(), "mul_scalar_mod", "output");
-  check_scalar_operand(scalar, q, "mul_scalar_mod");
+  require_scalar_operand(scalar, q, "mul_scalar_mod");
   require_in_place_or_disjoint(a, out, "mul_scalar_mod");
   kernels::choose(isa, q).mul_scalar_mod(out.data(), a.data(), scalar, q.shoup(scalar), a.size(),
                                          q.value());
@@ -75,7 +75,7 @@ void fma_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<cons
                     std::span<uint64_t> out, const Modulus& q, std::optional<Isa> isa) {
   require_same_size(a.size(), c.size(), "fma_scalar_mod", "addend");
   require_same_size(a.size(), out.size(), "fma_scalar_mod", "output");
-  check_scalar_operand(scalar, q, "fma_scalar_mod");
+  require_scalar_operand(scalar, q, "fma_scalar_mod");
   require_in_place_or_disjoint(a, out, "fma_scalar_mod");
   require_in_place_or_disjoint(c, out, "fma_scalar_mod");
   kernels::choose(isa, q).fma_scalar_mod(out.data(), a.data(), scalar, q.shoup(scalar), c.data(),
@@ -85,7 +85,7 @@ void fma_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<cons
 void add_scalar_mod(std::span<const uint64_t> a, uint64_t scalar, std::span<uint64_t> out,
                     const Modulus& q, std::optional<Isa> isa) {
   require_same_size(a.size(), out.size(), "add_scalar_mod", "output");
-  check_scalar_operand(scalar, q, "add_scalar_mod");
+  require_scalar_operand(scalar, q, "add_scalar_mod");
   require_in_place_or_disjoint(a, out, "add_scalar_mod");
   kernels::choose(isa, q).add_scalar_mod(out.data(), a.data(), scalar, a.size(), q.value());
 }
@@ -99,7 +99,7 @@ void sub_mul_scalar(std::span<const uint64_t> a, std::span<const uint64_t> b, ui
   require_same_size(a.size(), b.size(), operation, "second operand");
   if (c != nullptr) require_same_size(a.size(), c->size(), operation, "addend");
   require_same_size(a.size(), out.size(), operation, "output");
-  check_scalar_operand(scalar, q, operation);
+  require_scalar_operand(scalar, q, operation);
   require_in_place_or_disjoint(a, out, operation);
   require_in_place_or_disjoint(b, out, operation);
   if (c != nullptr) require_in_place_or_disjoint(*c, out, operation);

@@ -15,7 +15,7 @@
 namespace heft::math {
 namespace {
 
-void check_ntt_span(std::span<uint64_t> values, const NttTables& tables, const char* operation) {
+void require_ntt_span(std::span<uint64_t> values, const NttTables& tables, const char* operation) {
   if (tables.empty()) {
     throw InvalidArgument(std::string(operation) + ": the NTT tables are empty (moved from)");
   }
@@ -28,9 +28,9 @@ void check_ntt_span(std::span<uint64_t> values, const NttTables& tables, const c
 
 // Sizes of an out-of-place transform; input and output either coincide or do
 // not overlap.
-void check_out_of_place(std::span<const uint64_t> input, std::span<uint64_t> output,
-                        const NttTables& tables, const char* operation) {
-  check_ntt_span(output, tables, operation);
+void require_out_of_place(std::span<const uint64_t> input, std::span<uint64_t> output,
+                          const NttTables& tables, const char* operation) {
+  require_ntt_span(output, tables, operation);
   if (input.size() != output.size()) {
     throw MismatchError(std::string(operation) + ": input has " + std::to_string(input.size()) +
                         " values but the output has " + std::to_string(output.size()));
@@ -41,13 +41,13 @@ void check_out_of_place(std::span<const uint64_t> input, std::span<uint64_t> out
 }  // namespace
 
 void ntt_forward(std::span<uint64_t> values, const NttTables& tables) {
-  check_ntt_span(values, tables, "ntt_forward");
+  require_ntt_span(values, tables, "ntt_forward");
   kernels::active_table(tables.modulus().value()).ntt_forward(values.data(), tables.data());
 }
 
 void ntt_forward(std::span<const uint64_t> input, std::span<uint64_t> output,
                  const NttTables& tables) {
-  check_out_of_place(input, output, tables, "ntt_forward");
+  require_out_of_place(input, output, tables, "ntt_forward");
   const kernels::KernelTable& level = kernels::active_table(tables.modulus().value());
   if (level.ntt_forward_from != nullptr) {
     level.ntt_forward_from(output.data(), input.data(), tables.data());
@@ -58,8 +58,8 @@ void ntt_forward(std::span<const uint64_t> input, std::span<uint64_t> output,
 
 void ntt_forward_shifted(std::span<const uint64_t> input, uint64_t shift,
                          std::span<uint64_t> output, const NttTables& tables) {
-  check_out_of_place(input, output, tables, "ntt_forward_shifted");
-  check_scalar_operand(shift, tables.modulus(), "ntt_forward_shifted");
+  require_out_of_place(input, output, tables, "ntt_forward_shifted");
+  require_scalar_operand(shift, tables.modulus(), "ntt_forward_shifted");
   const kernels::KernelTable& level = kernels::active_table(tables.modulus().value());
   if (level.ntt_forward_shifted_from != nullptr) {
     level.ntt_forward_shifted_from(output.data(), input.data(), shift, tables.data());
@@ -71,7 +71,7 @@ void ntt_forward_shifted(std::span<const uint64_t> input, uint64_t shift,
 
 void ntt_inverse(std::span<const uint64_t> input, std::span<uint64_t> output,
                  const NttTables& tables) {
-  check_out_of_place(input, output, tables, "ntt_inverse");
+  require_out_of_place(input, output, tables, "ntt_inverse");
   const kernels::KernelTable& level = kernels::active_table(tables.modulus().value());
   if (level.ntt_inverse_from != nullptr) {
     level.ntt_inverse_from(output.data(), input.data(), tables.data());
@@ -81,17 +81,17 @@ void ntt_inverse(std::span<const uint64_t> input, std::span<uint64_t> output,
 }
 
 void ntt_inverse(std::span<uint64_t> values, const NttTables& tables) {
-  check_ntt_span(values, tables, "ntt_inverse");
+  require_ntt_span(values, tables, "ntt_inverse");
   kernels::active_table(tables.modulus().value()).ntt_inverse(values.data(), tables.data());
 }
 
 void ntt_forward(std::span<uint64_t> values, const NttTables& tables, Isa isa) {
-  check_ntt_span(values, tables, "ntt_forward");
+  require_ntt_span(values, tables, "ntt_forward");
   kernels::pinned_ntt_table(isa, tables.modulus()).ntt_forward(values.data(), tables.data());
 }
 
 void ntt_inverse(std::span<uint64_t> values, const NttTables& tables, Isa isa) {
-  check_ntt_span(values, tables, "ntt_inverse");
+  require_ntt_span(values, tables, "ntt_inverse");
   kernels::pinned_ntt_table(isa, tables.modulus()).ntt_inverse(values.data(), tables.data());
 }
 

@@ -84,7 +84,7 @@ FixedWeights::FixedWeights(std::vector<uint64_t> weights, const Modulus& q)
     : modulus_(q), weights_(std::move(weights)) {
   shoup_.reserve(weights_.size());
   for (const uint64_t w : weights_) {
-    check_scalar_operand(w, q, "FixedWeights");
+    require_scalar_operand(w, q, "FixedWeights");
     shoup_.push_back(q.shoup(w));
   }
 }

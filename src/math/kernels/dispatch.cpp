@@ -96,7 +96,7 @@ const KernelTable& table_for(Isa isa, uint64_t q) {
 
 const KernelTable& pinned_table(Isa isa, const Modulus& q) {
   require_supported(isa);
-  check_isa_fits(isa, q);
+  require_isa_fits(isa, q);
   return kTables[static_cast<int>(isa)];
 }
 
@@ -193,7 +193,7 @@ void set_isa(Isa isa) {
   active_level().store(static_cast<int>(isa), std::memory_order_relaxed);
 }
 
-void check_isa_fits(Isa isa, const Modulus& q) {
+void require_isa_fits(Isa isa, const Modulus& q) {
   if (isa == Isa::ifma && q.value() >= kIfmaModulusBound) {
     throw InvalidArgument("the ifma level needs moduli below 2^50; " + std::to_string(q.value()) +
                           " has " + std::to_string(q.bit_count()) + " bits");

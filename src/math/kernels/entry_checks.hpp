@@ -49,7 +49,7 @@ inline kernels::ModulusData modulus_data(const Modulus& q) {
   return {q.value(), q.barrett_hi(), q.barrett_lo(), q.barrett64()};
 }
 
-inline void check_scalar_operand(uint64_t scalar, const Modulus& q, const char* operation) {
+inline void require_scalar_operand(uint64_t scalar, const Modulus& q, const char* operation) {
   if (scalar >= q.value()) {
     throw InvalidArgument(std::string(operation) + ": scalar " + std::to_string(scalar) +
                           " must be reduced below the modulus " + std::to_string(q.value()));

@@ -22,7 +22,7 @@ const KernelTable& active_table(uint64_t q);
 const KernelTable& pinned_ntt_table(Isa isa, const Modulus& q);
 
 // The table for q at the pinned level `isa` (refused if this CPU lacks it or
-// q does not fit it, check_isa_fits), else at the active level. Throws
+// q does not fit it, require_isa_fits), else at the active level. Throws
 // InvalidArgument for an empty (default-constructed) modulus.
 const KernelTable& choose(std::optional<Isa> isa, const Modulus& q);
 

@@ -10,7 +10,8 @@
 
 #include "heft/ring/base_converter.hpp"
 #include "heft/util/error.hpp"
-#include "plain_lift.hpp"
+#include "rlwe/operand_checks.hpp"
+#include "schemes/common/plaintext_lift.hpp"
 
 namespace heft::bfv {
 namespace {
@@ -36,24 +37,16 @@ std::vector<uint64_t> subtract(std::span<const uint64_t> a, std::span<const uint
   return out;
 }
 
-void check_level(const rlwe::Context& context, std::size_t level) {
-  if (level > context.max_level()) {
-    throw InvalidArgument("bfv encrypt: level " + std::to_string(level) +
-                          " does not exist (top level is " + std::to_string(context.max_level()) +
-                          ")");
-  }
-}
-
 }  // namespace
 
 Encryptor::Encryptor(const rlwe::PublicKey& public_key)
     : context_(public_key.context), encryptor_(public_key) {
-  detail::plain_modulus_of(*context_, "bfv::Encryptor");
+  schemes::require_plain_modulus(*context_, "bfv::Encryptor");
 }
 
 Encryptor::Encryptor(const rlwe::SecretKey& secret_key)
     : context_(secret_key.context()), encryptor_(secret_key) {
-  detail::plain_modulus_of(*context_, "bfv::Encryptor");
+  schemes::require_plain_modulus(*context_, "bfv::Encryptor");
 }
 
 Ciphertext Encryptor::encrypt(const IntegerPlaintext& plain) const {
@@ -61,21 +54,21 @@ Ciphertext Encryptor::encrypt(const IntegerPlaintext& plain) const {
 }
 
 Ciphertext Encryptor::encrypt(const IntegerPlaintext& plain, std::size_t level) const {
-  check_level(*context_, level);
-  detail::check_plain(*context_, plain, "bfv encrypt");
+  rlwe::detail::require_level(*context_, level, "encrypt");
+  schemes::require_integer_plaintext(*context_, plain, "encrypt");
   rlwe::Plaintext scaled;
-  scaled.poly = detail::scaled_plain(*context_, plain, level, ring::Form::coefficient);
+  scaled.poly = schemes::lift_scaled(*context_, plain, level, ring::Form::coefficient);
   scaled.poly.mark_secret();  // the message is what encryption protects
   return encryptor_.encrypt(scaled);
 }
 
 Decryptor::Decryptor(const rlwe::SecretKey& secret_key)
     : context_(secret_key.context()), decryptor_(secret_key) {
-  detail::plain_modulus_of(*context_, "bfv::Decryptor");
+  schemes::require_plain_modulus(*context_, "bfv::Decryptor");
 }
 
 ring::RnsPoly Decryptor::scaled_phase(const Ciphertext& ciphertext, const char* op) const {
-  rlwe::check_ciphertext(*context_, ciphertext, op);
+  rlwe::require_ciphertext(*context_, ciphertext, op);
   ring::RnsPoly x = decryptor_.decrypt(ciphertext).poly;
   x.intt();
   x.multiply_scalar(context_->parameters().plain_modulus);
@@ -85,7 +78,7 @@ ring::RnsPoly Decryptor::scaled_phase(const Ciphertext& ciphertext, const char* 
 IntegerPlaintext Decryptor::decrypt(const Ciphertext& ciphertext) const {
   ring::RnsPoly r = scaled_phase(ciphertext, "bfv decrypt");
   const uint64_t t = context_->parameters().plain_modulus;
-  const ring::RnsBase base = detail::level_base(*context_, ciphertext.level());
+  const ring::RnsBase base = schemes::level_base(*context_, ciphertext.level());
   const math::Modulus t_mod(t);
   const ring::RnsBase t_base({t_mod});
   const ring::BaseConverter to_t(base, t_base);
@@ -106,7 +99,7 @@ IntegerPlaintext Decryptor::decrypt(const Ciphertext& ciphertext) const {
 
 int Decryptor::invariant_noise_budget(const Ciphertext& ciphertext) const {
   const ring::RnsPoly r = scaled_phase(ciphertext, "invariant_noise_budget");
-  const ring::RnsBase base = detail::level_base(*context_, ciphertext.level());
+  const ring::RnsBase base = schemes::level_base(*context_, ciphertext.level());
   const std::span<const uint64_t> q = base.product();
   const std::vector<uint64_t> half_q = [&] {
     std::vector<uint64_t> h(q.begin(), q.end());

@@ -17,7 +17,10 @@
 #include "heft/rlwe/rotation_plan.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
-#include "plain_lift.hpp"
+#include "rlwe/ciphertext_arithmetic.hpp"
+#include "rlwe/galois.hpp"
+#include "rlwe/operand_checks.hpp"
+#include "rlwe/relinearization.hpp"
 #include "schemes/common/plaintext_lift.hpp"
 
 namespace heft::bfv {
@@ -50,7 +53,7 @@ uint64_t centered_mod(uint64_t c, uint64_t t, const math::Modulus& q) {
 Evaluator::Evaluator(std::shared_ptr<const rlwe::Context> context)
     : context_(std::move(context)), t_(0) {
   if (!context_) throw InvalidArgument("bfv::Evaluator needs a context");
-  t_ = detail::plain_modulus_of(*context_, "bfv::Evaluator");
+  t_ = schemes::require_plain_modulus(*context_, "bfv::Evaluator");
   tables_.resize(context_->level_count());
 }
 
@@ -59,7 +62,7 @@ Evaluator::~Evaluator() = default;
 const Evaluator::MultiplyTables& Evaluator::multiply_tables(std::size_t level) const {
   std::lock_guard lock(tables_mutex_);
   if (tables_[level]) return *tables_[level];
-  const ring::RnsBase q_base = detail::level_base(*context_, level);
+  const ring::RnsBase q_base = schemes::level_base(*context_, level);
   // R > 2 t N Q_l (see evaluator.hpp), with a bit to spare.
   int q_bits = 0;
   for (const auto& q : q_base.moduli())
@@ -120,42 +123,23 @@ const Evaluator::MultiplyTables& Evaluator::multiply_tables(std::size_t level) c
   return *tables_[level];
 }
 
-void Evaluator::check(const Ciphertext& a, const char* operation) const {
-  rlwe::check_ciphertext(*context_, a, operation);
+void Evaluator::require_operand(const Ciphertext& a, const char* operation) const {
+  rlwe::require_ciphertext(*context_, a, operation);
 }
 
-void Evaluator::check_same_level(const Ciphertext& a, const Ciphertext& b,
-                                 const char* operation) const {
-  check(a, operation);
-  check(b, operation);
-  if (a.level() != b.level()) {
-    throw MismatchError(std::string(operation) + ": operands are at levels " +
-                        std::to_string(a.level()) + " and " + std::to_string(b.level()) +
-                        "; mod_switch_to_next the higher one first");
-  }
+void Evaluator::require_same_level_operands(const Ciphertext& a, const Ciphertext& b,
+                                            const char* operation) const {
+  require_operand(a, operation);
+  require_operand(b, operation);
+  rlwe::detail::require_same_level(a.level(), b.level(), operation,
+                                   "mod_switch_to_next the higher one first");
 }
 
 Ciphertext Evaluator::add_or_sub(const Ciphertext& a, const Ciphertext& b, bool subtract,
                                  const char* operation) const {
-  check_same_level(a, b, operation);
-  const Ciphertext& longer = a.size() >= b.size() ? a : b;
-  Ciphertext out = longer.clone();
-  const std::size_t common = std::min(a.size(), b.size());
-  if (&longer == &a) {
-    for (std::size_t i = 0; i < b.size(); ++i) {
-      if (subtract) {
-        out.parts[i] -= b.parts[i];
-      } else {
-        out.parts[i] += b.parts[i];
-      }
-    }
-  } else {
-    // out holds b: out = a +- b part by part, negating b's extra parts.
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      if (subtract) out.parts[i].negate();
-      if (i < common) out.parts[i] += a.parts[i];
-    }
-  }
+  require_same_level_operands(a, b, operation);
+  Ciphertext out = a.clone();
+  rlwe::detail::add_parts(out, b, subtract);
   return out;
 }
 
@@ -168,37 +152,31 @@ Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
 }
 
 Ciphertext Evaluator::negate(const Ciphertext& a) const {
-  check(a, "negate");
-  Ciphertext out = a.clone();
-  for (auto& part : out.parts)
-    part.negate();
-  return out;
+  require_operand(a, "negate");
+  return rlwe::detail::negated(a);
 }
 
 Ciphertext Evaluator::add_plain(const Ciphertext& a, const IntegerPlaintext& p) const {
-  check(a, "add_plain");
-  detail::check_plain(*context_, p, "add_plain");
+  require_operand(a, "add_plain");
+  schemes::require_integer_plaintext(*context_, p, "add_plain");
   Ciphertext out = a.clone();
-  out.parts[0] += detail::scaled_plain(*context_, p, a.level());
+  out.parts[0] += schemes::lift_scaled(*context_, p, a.level());
   return out;
 }
 
 Ciphertext Evaluator::sub_plain(const Ciphertext& a, const IntegerPlaintext& p) const {
-  check(a, "sub_plain");
-  detail::check_plain(*context_, p, "sub_plain");
+  require_operand(a, "sub_plain");
+  schemes::require_integer_plaintext(*context_, p, "sub_plain");
   Ciphertext out = a.clone();
-  out.parts[0] -= detail::scaled_plain(*context_, p, a.level());
+  out.parts[0] -= schemes::lift_scaled(*context_, p, a.level());
   return out;
 }
 
 Ciphertext Evaluator::add_scalar(const Ciphertext& a, uint64_t value) const {
-  check(a, "add_scalar");
-  if (value >= t_) {
-    throw InvalidArgument("add_scalar: " + std::to_string(value) +
-                          " is not below t = " + std::to_string(t_));
-  }
+  require_operand(a, "add_scalar");
+  schemes::require_below_plain_modulus(value, t_, "add_scalar", "the constant");
   // Delta * value is a constant polynomial: the same value at every NTT point.
-  const std::vector<uint64_t> delta = detail::delta_residues(*context_, a.level());
+  const std::vector<uint64_t> delta = schemes::delta_residues(*context_, a.level());
   Ciphertext out = a.clone();
   ring::RnsPoly& c0 = out.parts[0];
   for (std::size_t i = 0; i < c0.tower_count(); ++i) {
@@ -211,8 +189,8 @@ Ciphertext Evaluator::add_scalar(const Ciphertext& a, uint64_t value) const {
 }
 
 Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const IntegerPlaintext& p) const {
-  check(a, "multiply_plain");
-  detail::check_plain(*context_, p, "multiply_plain");
+  require_operand(a, "multiply_plain");
+  schemes::require_integer_plaintext(*context_, p, "multiply_plain");
   const ring::RnsPoly lifted = schemes::lift_centered(*context_, p, a.level());
   Ciphertext out = a.clone();
   for (auto& part : out.parts)
@@ -221,11 +199,8 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const IntegerPlaintext
 }
 
 Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, uint64_t value) const {
-  check(a, "multiply_scalar");
-  if (value >= t_) {
-    throw InvalidArgument("multiply_scalar: " + std::to_string(value) +
-                          " is not below t = " + std::to_string(t_));
-  }
+  require_operand(a, "multiply_scalar");
+  schemes::require_below_plain_modulus(value, t_, "multiply_scalar", "the constant");
   Ciphertext out = a.clone();
   std::vector<uint64_t> scalars(a.level() + 1);
   for (std::size_t i = 0; i < scalars.size(); ++i)
@@ -241,11 +216,9 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
 
 Ciphertext Evaluator::scaled_tensor(const Ciphertext& a, const Ciphertext& b, bool last_in_ntt,
                                     const char* operation) const {
-  check_same_level(a, b, operation);
-  if (a.size() != 2 || b.size() != 2) {
-    throw InvalidArgument(std::string(operation) +
-                          ": operands must have 2 parts; relinearize first");
-  }
+  require_same_level_operands(a, b, operation);
+  rlwe::detail::require_relinearized(a, operation);
+  rlwe::detail::require_relinearized(b, operation);
   const std::size_t level = a.level();
   const MultiplyTables& tables = multiply_tables(level);
   const std::size_t r_count = tables.aux->tower_count();
@@ -308,18 +281,8 @@ Ciphertext Evaluator::square(const Ciphertext& a) const {
 }
 
 Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key) const {
-  check(a, "relinearize");
-  rlwe::check_relin_key(*context_, key, "relinearize");
-  if (a.size() != 3) throw InvalidArgument("relinearize: expects a 3-part ciphertext");
-  return relinearize_parts(a, key);
-}
-
-Ciphertext Evaluator::relinearize_parts(const Ciphertext& d, const rlwe::RelinKey& key) const {
-  auto [c0, c1] = rlwe::switch_key_and_add(*context_, d.parts[2], key.key, d.parts[0], d.parts[1]);
-  Ciphertext out;
-  out.parts.push_back(std::move(c0));
-  out.parts.push_back(std::move(c1));
-  return out;
+  rlwe::require_relinearization_operands(*context_, a, key, "relinearize");
+  return rlwe::relinearize_unchecked(*context_, a, key);
 }
 
 // The third part goes to key switching in coefficient form, as the tensor
@@ -328,72 +291,43 @@ Ciphertext Evaluator::relinearize_parts(const Ciphertext& d, const rlwe::RelinKe
 // digits' own towers take a forward NTT instead).
 Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
                                const rlwe::RelinKey& key) const {
-  rlwe::check_relin_key(*context_, key, "multiply");
-  return relinearize_parts(scaled_tensor(a, b, false, "multiply"), key);
+  rlwe::require_relin_key(*context_, key, "multiply");
+  return rlwe::relinearize_unchecked(*context_, scaled_tensor(a, b, false, "multiply"), key);
 }
 
 Ciphertext Evaluator::square(const Ciphertext& a, const rlwe::RelinKey& key) const {
-  rlwe::check_relin_key(*context_, key, "square");
-  return relinearize_parts(scaled_tensor(a, a, false, "square"), key);
+  rlwe::require_relin_key(*context_, key, "square");
+  return rlwe::relinearize_unchecked(*context_, scaled_tensor(a, a, false, "square"), key);
 }
 
 Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
                                    const rlwe::GaloisKeys& keys) const {
-  return galois_image(a, galois_element, keys, "apply_galois", std::nullopt);
-}
-
-void Evaluator::check_galois_operands(const Ciphertext& a, const rlwe::GaloisKeys& keys,
-                                      const char* operation) const {
-  check(a, operation);
-  if (keys.context() != context_) {
-    throw MismatchError(std::string(operation) + ": the Galois keys belong to a different context");
-  }
-  if (a.size() != 2) {
-    throw InvalidArgument(std::string(operation) + ": relinearize the ciphertext first");
-  }
-}
-
-Ciphertext Evaluator::galois_image(const Ciphertext& a, uint64_t galois_element,
-                                   const rlwe::GaloisKeys& keys, const char* operation,
-                                   std::optional<int64_t> step) const {
-  check_galois_operands(a, keys, operation);
-  if (galois_element == 1) return a.clone();
-  const rlwe::KeySwitchKey& key = keys.at(galois_element, operation, step);
-  auto [e0, e1] = rlwe::apply_galois(*context_, a.parts[0], a.parts[1], key);
-  Ciphertext out;
-  out.parts.push_back(std::move(e0));
-  out.parts.push_back(std::move(e1));
-  return out;
+  rlwe::require_galois_operands(*context_, a, keys, "apply_galois");
+  const uint64_t sequence[] = {galois_element};  // 1, the identity, gives a copy
+  return rlwe::apply_galois_sequence(*context_, a, sequence, keys, "apply_galois");
 }
 
 Ciphertext Evaluator::rotate_rows(const Ciphertext& a, int64_t step,
                                   const rlwe::GaloisKeys& keys) const {
-  check_galois_operands(a, keys, "rotate_rows");
+  rlwe::require_galois_operands(*context_, a, keys, "rotate_rows");
   // The key of the step, or the fewest keys that compose it (both rows turn
   // together: a cycle of N/2), all known present before any work.
   const auto plan =
       rlwe::plan_rotation(*context_, keys, step, context_->degree() / 2, "rotate_rows");
-  if (plan.empty()) return a.clone();
-  Ciphertext out = galois_image(a, plan[0], keys, "rotate_rows", step);
-  for (std::size_t i = 1; i < plan.size(); ++i)
-    out = galois_image(out, plan[i], keys, "rotate_rows", step);
-  return out;
+  return rlwe::apply_galois_sequence(*context_, a, plan, keys, "rotate_rows");
 }
 
 Ciphertext Evaluator::rotate_columns(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {
-  return galois_image(a, context_->conjugation_galois_element(), keys, "rotate_columns",
-                      std::nullopt);
+  rlwe::require_galois_operands(*context_, a, keys, "rotate_columns");
+  const uint64_t sequence[] = {
+      rlwe::conjugation_key(*context_, keys, "rotate_columns").galois_element};
+  return rlwe::apply_galois_sequence(*context_, a, sequence, keys, "rotate_columns");
 }
 
 Ciphertext Evaluator::mod_switch_to_next(const Ciphertext& a) const {
-  check(a, "mod_switch_to_next");
-  const std::size_t level = a.level();
-  if (level == 0) {
-    throw InvalidArgument("mod_switch_to_next: the ciphertext is at level 0; no prime to drop");
-  }
-  Ciphertext out;
-  out.scale = a.scale;
-  out.slots = a.slots;
+  require_operand(a, "mod_switch_to_next");
+  rlwe::detail::require_prime_to_drop(a.level(), "mod_switch_to_next");
+  Ciphertext out = Ciphertext::with_metadata(a);
   out.parts.resize(a.parts.size());
   // round(c / q_l) part by part (the scaled plaintext Delta m keeps its
   // ratio to the new modulus up to rounding).

@@ -13,6 +13,7 @@
 #include "heft/schemes/bgv/noise_model.hpp"
 #include "heft/util/error.hpp"
 #include "ring/multiword.hpp"
+#include "rlwe/operand_checks.hpp"
 #include "schemes/common/plaintext_lift.hpp"
 
 namespace heft::bgv {
@@ -29,11 +30,7 @@ double log2_words(std::span<const uint64_t> x) {
 }  // namespace
 
 uint64_t plain_modulus(const rlwe::Context& context) {
-  const uint64_t t = context.parameters().plain_modulus;
-  if (t < 2) {
-    throw InvalidArgument("BGV needs a plaintext modulus: set Parameters::plain_modulus = t");
-  }
-  return t;
+  return schemes::require_plain_modulus(context, "BGV");
 }
 
 rlwe::KeyGenerator make_key_generator(std::shared_ptr<const rlwe::Context> context) {
@@ -49,38 +46,21 @@ rlwe::KeyGenerator make_key_generator(std::shared_ptr<const rlwe::Context> conte
   return rlwe::KeyGenerator(std::move(context), secret_key, t);
 }
 
-void check_correction(uint64_t correction, uint64_t t, const char* operation) {
-  if (correction == 0 || correction >= t || std::gcd(correction, t) != 1) {
-    throw InvalidArgument(std::string(operation) + ": the ciphertext's correction factor " +
-                          std::to_string(correction) + " is not invertible mod t = " +
-                          std::to_string(t) + " (it must be in [1, t) and coprime to t)");
+void require_correction(uint64_t correction, uint64_t t, const char* operation) {
+  const std::string problem = rlwe::detail::correction_problem(correction, t);
+  if (!problem.empty()) {
+    throw InvalidArgument(std::string(operation) + ": the ciphertext's " + problem);
   }
 }
 
-void check_plaintext(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
-                     const char* operation) {
-  const uint64_t t = plain_modulus(context);
-  if (plain.modulus != t) {
-    throw MismatchError(std::string(operation) + ": the plaintext is modulo " +
-                        std::to_string(plain.modulus) + ", the context's t is " +
-                        std::to_string(t));
-  }
-  if (plain.coefficients.size() != context.degree()) {
-    throw InvalidArgument(std::string(operation) + ": the plaintext has " +
-                          std::to_string(plain.coefficients.size()) + " coefficients, needs " +
-                          std::to_string(context.degree()));
-  }
-  for (uint64_t v : plain.coefficients) {
-    if (v >= t) {
-      throw InvalidArgument(std::string(operation) + ": plaintext coefficient " +
-                            std::to_string(v) + " is not below t = " + std::to_string(t));
-    }
-  }
+void require_plaintext(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
+                       const char* operation) {
+  schemes::require_integer_plaintext(context, plain, operation);
 }
 
 ring::RnsPoly lift_plaintext(const rlwe::Context& context, const schemes::IntegerPlaintext& plain,
                              std::size_t level) {
-  check_plaintext(context, plain, "lift_plaintext");
+  require_plaintext(context, plain, "lift_plaintext");
   return schemes::lift_centered(context, plain, level);
 }
 
@@ -103,16 +83,15 @@ Encryptor::Encryptor(const rlwe::SecretKey& secret_key)
 
 Ciphertext Encryptor::encrypt(const schemes::IntegerPlaintext& plain,
                               std::optional<std::size_t> level) const {
-  check_plaintext(*context_, plain, "encrypt");
+  require_plaintext(*context_, plain, "encrypt");
   const std::size_t l = level.value_or(context_->max_level());
-  if (l > context_->max_level()) {
-    throw InvalidArgument("encrypt: level " + std::to_string(l) + " is above the top level " +
-                          std::to_string(context_->max_level()));
-  }
+  rlwe::detail::require_level(*context_, l, "encrypt");
   rlwe::Plaintext lifted;
   // Coefficient form: encryption adds it to the error before one transform.
   lifted.poly = schemes::lift_centered(*context_, plain, l, ring::Form::coefficient);
-  return Ciphertext{encryptor_.encrypt(lifted), 1, fresh_noise_log2_};
+  Ciphertext out = encryptor_.encrypt(lifted);
+  out.noise_log2 = fresh_noise_log2_;
+  return out;
 }
 
 Decryptor::Decryptor(const rlwe::SecretKey& secret_key)
@@ -128,7 +107,7 @@ Decryptor::Decryptor(const rlwe::SecretKey& secret_key)
 
 template <typename F>
 void Decryptor::for_each_composed(const Ciphertext& ct, F&& f) const {
-  rlwe::Plaintext raw = decryptor_.decrypt(ct.ct);  // checks the ciphertext
+  rlwe::Plaintext raw = decryptor_.decrypt(ct);  // checks the ciphertext
   raw.poly.intt();
   const ring::RnsBase& base = level_bases_[ct.level()];
   const std::size_t towers = base.size();
@@ -146,8 +125,8 @@ void Decryptor::for_each_composed(const Ciphertext& ct, F&& f) const {
 
 schemes::IntegerPlaintext Decryptor::decrypt(const Ciphertext& ct) const {
   const math::Modulus t(plain_modulus(*context_));
-  check_correction(ct.correction, t.value(), "decrypt");
-  rlwe::Plaintext raw = decryptor_.decrypt(ct.ct);  // checks the ciphertext
+  require_correction(ct.correction, t.value(), "decrypt");
+  rlwe::Plaintext raw = decryptor_.decrypt(ct);  // checks the ciphertext
   raw.poly.intt();
   schemes::IntegerPlaintext out;
   out.modulus = t.value();
@@ -162,7 +141,7 @@ schemes::IntegerPlaintext Decryptor::decrypt(const Ciphertext& ct) const {
 }
 
 int Decryptor::invariant_noise_budget(const Ciphertext& ct) const {
-  rlwe::check_ciphertext(*context_, ct.ct, "invariant_noise_budget");
+  rlwe::require_ciphertext(*context_, ct, "invariant_noise_budget");
   double max_log = -1.0;
   double log_q = 0.0;
   for_each_composed(ct, [&](std::size_t, std::span<const uint64_t> x, std::span<const uint64_t> q) {

@@ -15,8 +15,13 @@
 #include "heft/rlwe/rotation_plan.hpp"
 #include "heft/schemes/bgv/encryptor.hpp"
 #include "heft/util/error.hpp"
+#include "rlwe/ciphertext_arithmetic.hpp"
+#include "rlwe/galois.hpp"
+#include "rlwe/operand_checks.hpp"
+#include "rlwe/relinearization.hpp"
 #include "schemes/bgv/reconciliation.hpp"
 #include "schemes/common/plaintext_lift.hpp"
+#include "util/power_of_two_text.hpp"
 
 namespace heft::bgv {
 
@@ -34,13 +39,14 @@ Evaluator::Evaluator(std::shared_ptr<const rlwe::Context> context, ModSwitchMode
   }
 }
 
-void Evaluator::check(const Ciphertext& a, const char* operation) const {
-  rlwe::check_ciphertext(*context_, a.ct, operation);
-  check_correction(a.correction, t_.value(), operation);
+void Evaluator::require_operand(const Ciphertext& a, const char* operation) const {
+  rlwe::require_ciphertext(*context_, a, operation);
+  require_correction(a.correction, t_.value(), operation);
 }
 
 namespace {
 
+// A number of bits, to one decimal.
 std::string bits(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f", value);
@@ -50,7 +56,7 @@ std::string bits(double value) {
 }  // namespace
 
 double Evaluator::estimated_noise_budget(const Ciphertext& a) const {
-  check(a, "estimated_noise_budget");
+  require_operand(a, "estimated_noise_budget");
   return noise_.budget(a.noise_log2, a.level());
 }
 
@@ -61,9 +67,11 @@ std::string Evaluator::budget_message(double noise, std::size_t level, const cha
            ": an operand has no noise estimate (a ciphertext built by hand or loaded from "
            "format version 1); set its noise_log2 (noise_model.hpp)";
   }
-  return std::string(operation) + ": " + what + "'s estimated noise, 2^" + bits(noise) +
-         ", reaches what level " + std::to_string(level) + " can decrypt, 2^" +
-         bits(noise_.limit(level)) + " (estimated budget " + bits(noise_.budget(noise, level)) +
+  return std::string(operation) + ": " + what + "'s estimated noise, " +
+         heft::detail::power_of_two_text(noise, 1) + ", reaches what level " +
+         std::to_string(level) + " can decrypt, " +
+         heft::detail::power_of_two_text(noise_.limit(level), 1) + " (estimated budget " +
+         bits(noise_.budget(noise, level)) +
          " bits): it would decrypt wrongly; use larger parameters or a shallower circuit";
 }
 
@@ -74,10 +82,8 @@ void Evaluator::require_budget(double noise, std::size_t level, const char* oper
   }
 }
 
-void Evaluator::check_key(const rlwe::KeySwitchKey& key, const char* operation) const {
-  if (key.context.get() != context_.get()) {
-    throw MismatchError(std::string(operation) + ": the key belongs to a different context");
-  }
+void Evaluator::require_t_scaled_key(const rlwe::KeySwitchKey& key, const char* operation) const {
+  rlwe::detail::require_same_context(*context_, key.context.get(), operation, "the key");
   if (key.error_scale != t_.value()) {
     throw MismatchError(std::string(operation) +
                         ": the key's errors are not scaled by t; make it with "
@@ -89,7 +95,7 @@ void Evaluator::multiply_by_constant(Ciphertext& a, uint64_t value) const {
   // The centered representative: the noise grows by |value| <= t/2.
   const bool negative = value > t_.value() / 2;
   const uint64_t magnitude = negative ? t_.value() - value : value;
-  for (auto& part : a.ct.parts) {
+  for (auto& part : a.parts) {
     part.multiply_scalar(magnitude);
     if (negative) part.negate();
   }
@@ -101,7 +107,7 @@ void Evaluator::mod_switch_inplace(Ciphertext& a) const {
   const math::Modulus& last = context_->ciphertext_ring()->modulus(level);
   // (c - t y) / q_l with y = [c t^-1]_{q_l} centred: t y is c mod q_l, 0 mod
   // t and small, so the plaintext becomes m * q_l^-1 mod t.
-  rlwe::divide_by_last_prime(*context_, a.ct.parts, a.ct.parts, t_.value());
+  rlwe::divide_by_last_prime(*context_, a.parts, a.parts, t_.value());
   // The correction multiplies the plaintext back.
   a.correction = t_.mul(a.correction, t_.reduce(last.value()));
   a.noise_log2 = noise_.mod_switched(a.noise_log2, level, a.size());
@@ -109,10 +115,9 @@ void Evaluator::mod_switch_inplace(Ciphertext& a) const {
 
 void Evaluator::require_alignable(const Ciphertext& a, const Ciphertext& b,
                                   const char* operation) const {
-  if (a.level() != b.level() && mode_ == ModSwitchMode::manual) {
-    throw MismatchError(std::string(operation) + ": operands at levels " +
-                        std::to_string(a.level()) + " and " + std::to_string(b.level()) +
-                        "; mod_switch_to the lower one first (manual mode)");
+  if (mode_ == ModSwitchMode::manual) {
+    rlwe::detail::require_same_level(a.level(), b.level(), operation,
+                                     "mod_switch_to the lower one first (manual mode)");
   }
 }
 
@@ -149,34 +154,28 @@ Ciphertext Evaluator::sum(Ciphertext x, Ciphertext y, const char* operation) con
   if (plan.y != 1) multiply_by_constant(y, plan.y);
   x.correction = plan.correction;
   x.noise_log2 = plan.noise_log2;
-  if (x.size() < y.size()) std::swap(x.ct.parts, y.ct.parts);
+  if (x.size() < y.size()) std::swap(x.parts, y.parts);
   for (std::size_t i = 0; i < y.size(); ++i)
-    x.ct.parts[i] += y.ct.parts[i];
+    x.parts[i] += y.parts[i];
   return x;
 }
 
 Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
-  check(a, "add");
-  check(b, "add");
+  require_operand(a, "add");
+  require_operand(b, "add");
   return sum(a.clone(), b.clone(), "add");
 }
 
 Ciphertext Evaluator::negate(const Ciphertext& a) const {
-  check(a, "negate");
+  require_operand(a, "negate");
   require_budget(a.noise_log2, a.level(), "negate");
-  Ciphertext out = a.clone();
-  for (auto& part : out.ct.parts)
-    part.negate();
-  return out;
+  return rlwe::detail::negated(a);
 }
 
 Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
-  check(a, "sub");
-  check(b, "sub");
-  Ciphertext negated = b.clone();
-  for (auto& part : negated.ct.parts)
-    part.negate();
-  return sum(a.clone(), std::move(negated), "sub");
+  require_operand(a, "sub");
+  require_operand(b, "sub");
+  return sum(a.clone(), rlwe::detail::negated(b), "sub");
 }
 
 Ciphertext Evaluator::add_plain(const Ciphertext& a, const schemes::IntegerPlaintext& p) const {
@@ -185,8 +184,8 @@ Ciphertext Evaluator::add_plain(const Ciphertext& a, const schemes::IntegerPlain
 
 Ciphertext Evaluator::add_plain_as(const Ciphertext& a, const schemes::IntegerPlaintext& p,
                                    const char* operation) const {
-  check(a, operation);
-  check_plaintext(*context_, p, operation);
+  require_operand(a, operation);
+  require_plaintext(*context_, p, operation);
   // Added under a's correction factor: p * c^-1 decrypts to p.
   schemes::IntegerPlaintext scaled = p;
   const uint64_t inverse = t_.inverse(a.correction);
@@ -195,7 +194,7 @@ Ciphertext Evaluator::add_plain_as(const Ciphertext& a, const schemes::IntegerPl
   const double noise = log2_sum(a.noise_log2, std::log2(centered_l1_norm(scaled)));
   require_budget(noise, a.level(), operation);
   Ciphertext out = a.clone();
-  out.ct.parts[0] += schemes::lift_centered(*context_, scaled, a.level());
+  out.parts[0] += schemes::lift_centered(*context_, scaled, a.level());
   out.noise_log2 = noise;
   return out;
 }
@@ -211,7 +210,7 @@ double Evaluator::centered_l1_norm(const schemes::IntegerPlaintext& p) const {
 }
 
 Ciphertext Evaluator::sub_plain(const Ciphertext& a, const schemes::IntegerPlaintext& p) const {
-  check_plaintext(*context_, p, "sub_plain");
+  require_plaintext(*context_, p, "sub_plain");
   schemes::IntegerPlaintext negated = p;
   for (auto& v : negated.coefficients)
     v = t_.negate(v);
@@ -219,21 +218,15 @@ Ciphertext Evaluator::sub_plain(const Ciphertext& a, const schemes::IntegerPlain
 }
 
 Ciphertext Evaluator::add_scalar(const Ciphertext& a, uint64_t value) const {
-  if (value >= t_.value()) {
-    throw InvalidArgument("add_scalar: " + std::to_string(value) +
-                          " is not below t = " + std::to_string(t_.value()));
-  }
+  schemes::require_below_plain_modulus(value, t_.value(), "add_scalar", "the constant");
   schemes::IntegerPlaintext p{std::vector<uint64_t>(context_->degree(), 0), t_.value()};
   p.coefficients[0] = value;
   return add_plain_as(a, p, "add_scalar");
 }
 
 Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, uint64_t value) const {
-  check(a, "multiply_scalar");
-  if (value >= t_.value()) {
-    throw InvalidArgument("multiply_scalar: " + std::to_string(value) +
-                          " is not below t = " + std::to_string(t_.value()));
-  }
+  require_operand(a, "multiply_scalar");
+  schemes::require_below_plain_modulus(value, t_.value(), "multiply_scalar", "the constant");
   const uint64_t magnitude = std::min(value, t_.value() - value);
   require_budget(a.noise_log2 + std::log2(static_cast<double>(std::max<uint64_t>(magnitude, 1))),
                  a.level(), "multiply_scalar");
@@ -244,13 +237,13 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, uint64_t value) const
 
 Ciphertext Evaluator::multiply_plain(const Ciphertext& a,
                                      const schemes::IntegerPlaintext& p) const {
-  check(a, "multiply_plain");
-  check_plaintext(*context_, p, "multiply_plain");
+  require_operand(a, "multiply_plain");
+  require_plaintext(*context_, p, "multiply_plain");
   const double noise = a.noise_log2 + std::log2(centered_l1_norm(p));
   require_budget(noise, a.level(), "multiply_plain");
   const ring::RnsPoly m = schemes::lift_centered(*context_, p, a.level());
   Ciphertext out = a.clone();
-  for (auto& part : out.ct.parts)
+  for (auto& part : out.parts)
     part *= m;
   out.noise_log2 = noise;
   return out;
@@ -259,8 +252,8 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a,
 namespace {
 
 // (a0 + a1 s)(b0 + b1 s) = a0 b0 + (a0 b1 + a1 b0) s + a1 b1 s^2.
-rlwe::Ciphertext tensor(const rlwe::Ciphertext& a, const rlwe::Ciphertext& b) {
-  rlwe::Ciphertext out;
+Ciphertext tensor(const Ciphertext& a, const Ciphertext& b) {
+  Ciphertext out;
   for (auto& part : ring::tensor_product(a.parts[0], a.parts[1], b.parts[0], b.parts[1]))
     out.parts.push_back(std::move(part));
   return out;
@@ -309,23 +302,21 @@ std::size_t Evaluator::product_level(const Ciphertext& a, const Ciphertext& b, b
 
 Ciphertext Evaluator::product(const Ciphertext& a, const Ciphertext& b,
                               const char* operation) const {
-  check(a, operation);
-  check(b, operation);
-  if (a.size() != 2 || b.size() != 2) {
-    throw InvalidArgument(std::string(operation) +
-                          ": operands must have 2 parts; relinearize first");
-  }
-  if (mode_ == ModSwitchMode::automatic && std::min(a.level(), b.level()) == 0) {
-    throw InvalidArgument(std::string(operation) +
-                          ": depth exhausted (operand at level 0, no prime left to switch "
-                          "away); use larger parameters");
+  require_operand(a, operation);
+  require_operand(b, operation);
+  rlwe::detail::require_relinearized(a, operation);
+  rlwe::detail::require_relinearized(b, operation);
+  if (mode_ == ModSwitchMode::automatic) {
+    // The product is switched down right away: a prime must be left.
+    rlwe::detail::require_prime_to_drop(std::min(a.level(), b.level()), operation, "an operand");
   }
   require_alignable(a, b, operation);
   const std::size_t level = product_level(a, b, false, operation);
   std::array<std::optional<Ciphertext>, 2> switched;
   const auto [x, y] = at_level(a, b, level, switched);
-  Ciphertext out{tensor(x->ct, y->ct), t_.mul(x->correction, y->correction),
-                 x->noise_log2 + y->noise_log2};
+  Ciphertext out = tensor(*x, *y);
+  out.correction = t_.mul(x->correction, y->correction);
+  out.noise_log2 = x->noise_log2 + y->noise_log2;
   if (mode_ == ModSwitchMode::automatic) mod_switch_inplace(out);
   return out;
 }
@@ -339,36 +330,25 @@ Ciphertext Evaluator::square(const Ciphertext& a) const {
 }
 
 Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key) const {
-  check(a, "relinearize");
-  rlwe::check_relin_key(*context_, key, "relinearize");
-  check_key(key.key, "relinearize");
-  if (a.size() != 3) {
-    throw InvalidArgument("relinearize: needs a 3-part ciphertext, got " +
-                          std::to_string(a.size()));
-  }
+  require_operand(a, "relinearize");
+  rlwe::require_relinearization_operands(*context_, a, key, "relinearize");
+  require_t_scaled_key(key.key, "relinearize");
   const double noise = noise_.key_switched(a.noise_log2, a.level());
   require_budget(noise, a.level(), "relinearize");
   // The t-aware key switch keeps the message: d0 + d1 s = c2 s^2 + t e.
-  auto d =
-      rlwe::switch_key_and_add(*context_, a.ct.parts[2], key.key, a.ct.parts[0], a.ct.parts[1]);
-  Ciphertext out;
-  out.correction = a.correction;
+  Ciphertext out = rlwe::relinearize_unchecked(*context_, a, key);
   out.noise_log2 = noise;
-  out.ct.parts.push_back(std::move(d[0]));
-  out.ct.parts.push_back(std::move(d[1]));
   return out;
 }
 
 Ciphertext Evaluator::relinearized_product(const Ciphertext& a, const Ciphertext& b,
                                            const rlwe::RelinKey& key, const char* operation) const {
-  check(a, operation);
-  check(b, operation);
-  rlwe::check_relin_key(*context_, key, operation);
-  check_key(key.key, operation);
-  if (a.size() != 2 || b.size() != 2) {
-    throw InvalidArgument(std::string(operation) +
-                          ": operands must have 2 parts; relinearize first");
-  }
+  require_operand(a, operation);
+  require_operand(b, operation);
+  rlwe::require_relin_key(*context_, key, operation);
+  require_t_scaled_key(key.key, operation);
+  rlwe::detail::require_relinearized(a, operation);
+  rlwe::detail::require_relinearized(b, operation);
   if (mode_ == ModSwitchMode::manual) {
     require_alignable(a, b, operation);
     // Both steps' estimates, before either is computed, under this name.
@@ -378,11 +358,7 @@ Ciphertext Evaluator::relinearized_product(const Ciphertext& a, const Ciphertext
                    "the product");
     return relinearize(product(a, b, operation), key);
   }
-  if (std::min(a.level(), b.level()) == 0) {
-    throw InvalidArgument(std::string(operation) +
-                          ": depth exhausted (operand at level 0, no prime left to switch "
-                          "away); use larger parameters");
-  }
+  rlwe::detail::require_prime_to_drop(std::min(a.level(), b.level()), operation, "an operand");
   const std::size_t level = product_level(a, b, true, operation);
   std::array<std::optional<Ciphertext>, 2> switched;
   const auto [x, y] = at_level(a, b, level, switched);
@@ -391,13 +367,9 @@ Ciphertext Evaluator::relinearized_product(const Ciphertext& a, const Ciphertext
   // and Q_(l-1) is transformed once: the parts become
   // (c_i P + D_i - delta) / (P q_l) with delta = 0 mod t, that is
   // (c_i + D_i / P) q_l^-1 mod t, as relinearize then mod_switch give.
-  const rlwe::Ciphertext product = tensor(x->ct, y->ct);
+  const Ciphertext product = tensor(*x, *y);
   const math::Modulus& last = context_->ciphertext_ring()->modulus(product.level());
-  auto [c0, c1] = rlwe::switch_key_and_divide(*context_, product.parts[2], key.key,
-                                              product.parts[0], product.parts[1]);
-  Ciphertext out;
-  out.ct.parts.push_back(std::move(c0));
-  out.ct.parts.push_back(std::move(c1));
+  Ciphertext out = rlwe::relinearize_and_divide_unchecked(*context_, product, key);
   out.correction = t_.mul(t_.mul(x->correction, y->correction), t_.reduce(last.value()));
   out.noise_log2 = noise_.key_switched_and_divided(x->noise_log2 + y->noise_log2, level);
   return out;
@@ -412,67 +384,53 @@ Ciphertext Evaluator::square(const Ciphertext& a, const rlwe::RelinKey& key) con
   return relinearized_product(a, a, key, "square");
 }
 
-void Evaluator::check_galois_operands(const Ciphertext& a, const rlwe::GaloisKeys& keys,
-                                      const char* operation) const {
-  check(a, operation);
-  if (a.size() != 2) {
-    throw InvalidArgument(std::string(operation) + ": relinearize the ciphertext first");
+Ciphertext Evaluator::galois_sequence(const Ciphertext& a, std::span<const uint64_t> sequence,
+                                      const rlwe::GaloisKeys& keys, const char* operation) const {
+  // Every key present and made for BGV, and the estimate of the last key
+  // switch within the budget, before any work. The automorphism keeps the
+  // canonical norm; each key switch adds its noise.
+  double noise = a.noise_log2;
+  for (const uint64_t g : sequence) {
+    if (g == 1) continue;
+    require_t_scaled_key(keys.at(g, operation), operation);
+    noise = noise_.key_switched(noise, a.level());
   }
-  if (keys.context().get() != context_.get()) {
-    throw MismatchError(std::string(operation) + ": the keys belong to a different context");
-  }
+  require_budget(noise, a.level(), operation);
+  Ciphertext out = rlwe::apply_galois_sequence(*context_, a, sequence, keys, operation);
+  out.noise_log2 = noise;
+  return out;
 }
 
 Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois_element,
-                                   const rlwe::GaloisKeys& keys, const char* operation,
-                                   std::optional<int64_t> step) const {
-  check_galois_operands(a, keys, operation);
-  if (galois_element == 1) {  // the identity, after the same checks
-    require_budget(a.noise_log2, a.level(), operation);
-    return a.clone();
-  }
-  const rlwe::KeySwitchKey& key = keys.at(galois_element, operation, step);
-  check_key(key, operation);
-  // The automorphism keeps the canonical norm; key switching adds its noise.
-  const double noise = noise_.key_switched(a.noise_log2, a.level());
-  require_budget(noise, a.level(), operation);
-  auto rotated = rlwe::apply_galois(*context_, a.ct.parts[0], a.ct.parts[1], key);
-  Ciphertext out;
-  out.correction = a.correction;
-  out.noise_log2 = noise;
-  out.ct.parts.push_back(std::move(rotated[0]));
-  out.ct.parts.push_back(std::move(rotated[1]));
-  return out;
+                                   const rlwe::GaloisKeys& keys) const {
+  require_operand(a, "apply_galois");
+  rlwe::require_galois_operands(*context_, a, keys, "apply_galois");
+  const uint64_t sequence[] = {galois_element};  // 1, the identity, gives a copy
+  return galois_sequence(a, sequence, keys, "apply_galois");
 }
 
 Ciphertext Evaluator::rotate_rows(const Ciphertext& a, int64_t step,
                                   const rlwe::GaloisKeys& keys) const {
-  check_galois_operands(a, keys, "rotate_rows");
+  require_operand(a, "rotate_rows");
+  rlwe::require_galois_operands(*context_, a, keys, "rotate_rows");
   // The key of the step, or the fewest keys that compose it (a cycle of
-  // N/2), every one present and made for BGV before any work.
+  // N/2); empty for a multiple of the row length, the identity.
   const auto plan =
       rlwe::plan_rotation(*context_, keys, step, context_->degree() / 2, "rotate_rows");
-  for (const uint64_t g : plan)
-    check_key(keys.at(g), "rotate_rows");
-  if (plan.empty()) {  // a multiple of the row length: the identity
-    require_budget(a.noise_log2, a.level(), "rotate_rows");
-    return a.clone();
-  }
-  Ciphertext out = apply_galois(a, plan[0], keys, "rotate_rows", step);
-  for (std::size_t i = 1; i < plan.size(); ++i)
-    out = apply_galois(out, plan[i], keys, "rotate_rows", step);
-  return out;
+  return galois_sequence(a, plan, keys, "rotate_rows");
 }
 
 Ciphertext Evaluator::rotate_columns(const Ciphertext& a, const rlwe::GaloisKeys& keys) const {
-  return apply_galois(a, context_->conjugation_galois_element(), keys, "rotate_columns");
+  require_operand(a, "rotate_columns");
+  rlwe::require_galois_operands(*context_, a, keys, "rotate_columns");
+  const uint64_t sequence[] = {
+      rlwe::conjugation_key(*context_, keys, "rotate_columns").galois_element};
+  return galois_sequence(a, sequence, keys, "rotate_columns");
 }
 
 Ciphertext Evaluator::mod_switch(const Ciphertext& a) const {
-  check(a, "mod_switch");
-  if (a.level() == 0) {
-    throw InvalidArgument("mod_switch: the ciphertext is at level 0, no prime left to drop");
-  }
+  require_operand(a, "mod_switch");
+  rlwe::detail::require_prime_to_drop(a.level(), "mod_switch");
   Ciphertext out = a.clone();
   mod_switch_inplace(out);
   require_budget(out.noise_log2, out.level(), "mod_switch");
@@ -480,11 +438,8 @@ Ciphertext Evaluator::mod_switch(const Ciphertext& a) const {
 }
 
 Ciphertext Evaluator::mod_switch_to(const Ciphertext& a, std::size_t level) const {
-  check(a, "mod_switch_to");
-  if (level > a.level()) {
-    throw InvalidArgument("mod_switch_to: level " + std::to_string(level) +
-                          " is above the ciphertext's level " + std::to_string(a.level()));
-  }
+  require_operand(a, "mod_switch_to");
+  rlwe::detail::require_lower_level(level, a.level(), "mod_switch_to");
   Ciphertext out = a.clone();
   while (out.level() > level)
     mod_switch_inplace(out);

@@ -45,6 +45,7 @@
 #include "heft/math/kernels.hpp"
 #include "heft/util/aligned_buffer.hpp"
 #include "heft/util/error.hpp"
+#include "rlwe/operand_checks.hpp"
 #include "schemes/ckks/encoder_shared.hpp"
 #include "schemes/ckks/tower_agreement_check.hpp"
 
@@ -101,7 +102,7 @@ u128 inverse_mod_u128(uint64_t q) {
 }  // namespace
 
 // The mixed-radix constants, the short prefix and the divisibility tests that
-// decoding uses (the constructor calls this; check_fits reads prefix_words_).
+// decoding uses (the constructor calls this; require_fits reads prefix_words_).
 void Encoder::build_decoder_tables() {
   const std::size_t towers = tower_count_;
   prefix_mod_.assign(towers * towers, 0);
@@ -249,9 +250,8 @@ std::vector<std::complex<double>> Encoder::decode(const rlwe::Plaintext& plain) 
     throw InvalidArgument(
         "CKKS decode: the plaintext is empty (default-constructed or moved from)");
   }
-  if (plain.poly.context() != ring_) {
-    throw MismatchError("CKKS decode: the plaintext was made under another context");
-  }
+  if (plain.poly.context() != ring_)
+    rlwe::detail::throw_different_context("CKKS decode", "the plaintext");
   // 0 means all N/2 slots, as for encode and the evaluator.
   const std::size_t n = plain.slots == 0 ? max_slots() : plain.slots;
   if (!std::has_single_bit(n) || n > max_slots()) {
@@ -259,7 +259,7 @@ std::vector<std::complex<double>> Encoder::decode(const rlwe::Plaintext& plain) 
         "CKKS decode: the plaintext's slot count " + std::to_string(plain.slots) +
         " is not 0 (all) or a power of two in [1, N/2 = " + std::to_string(max_slots()) + "]");
   }
-  check_scale(plain.scale, "decode");
+  require_scale(plain.scale, "decode");
 
   const std::size_t count = 2 * n;
   const std::size_t gap = degree_ / count;

@@ -12,6 +12,7 @@
 #include "heft/math/kernels.hpp"
 #include "heft/util/aligned_buffer.hpp"
 #include "heft/util/error.hpp"
+#include "rlwe/operand_checks.hpp"
 #include "schemes/ckks/encoder_shared.hpp"
 #include "schemes/ckks/tower_agreement_check.hpp"
 
@@ -126,23 +127,15 @@ std::size_t Encoder::resolve_slots(std::size_t slots, const char* operation) con
   return slots;
 }
 
-void Encoder::check_level(std::size_t level, const char* operation) const {
-  if (level > context_->max_level()) {
-    throw InvalidArgument(std::string("CKKS ") + operation + ": level " + std::to_string(level) +
-                          " is above the top level " + std::to_string(context_->max_level()) +
-                          " of these parameters");
-  }
-}
-
-void Encoder::check_scale(double scale, const char* operation) {
+void Encoder::require_scale(double scale, const char* operation) {
   if (!(scale > 0) || !std::isfinite(scale)) {
     throw InvalidArgument(std::string("CKKS ") + operation + ": the scale " +
                           std::to_string(scale) + " must be positive and finite");
   }
 }
 
-void Encoder::check_fits(double magnitude, double scale, std::size_t level,
-                         const char* operation) const {
+void Encoder::require_fits(double magnitude, double scale, std::size_t level,
+                           const char* operation) const {
   if (!std::isfinite(magnitude)) {
     throw InvalidArgument(std::string("CKKS ") + operation +
                           ": values * scale overflow the double range; the scale 2^" +
@@ -189,8 +182,8 @@ template <class Value>
 AlignedBuffer<double> Encoder::rounded_coefficients(std::span<const Value> values, double scale,
                                                     std::size_t level, std::size_t n,
                                                     const char* operation) const {
-  check_level(level, operation);
-  check_scale(scale, operation);
+  rlwe::detail::require_level(*context_, level, std::string("CKKS ") + operation);
+  require_scale(scale, operation);
   if (values.size() > n) {
     throw InvalidArgument("CKKS " + std::string(operation) + ": " + std::to_string(values.size()) +
                           " values do not fit in " + std::to_string(n) + " slots");
@@ -220,7 +213,7 @@ AlignedBuffer<double> Encoder::rounded_coefficients(std::span<const Value> value
     coefficients[k + n] = im;
     largest = std::max({largest, std::fabs(re), std::fabs(im)});
   }
-  check_fits(finite ? largest : HUGE_VAL, scale, level, operation);
+  require_fits(finite ? largest : HUGE_VAL, scale, level, operation);
   return coefficients;
 }
 
@@ -372,8 +365,8 @@ rlwe::Plaintext Encoder::make_plaintext(std::span<const double> coefficients, do
 rlwe::Plaintext Encoder::encode_constant(std::complex<double> value, double scale,
                                          std::size_t level, std::size_t slots) const {
   const std::size_t n = resolve_slots(slots, "encode_constant");
-  check_level(level, "encode_constant");
-  check_scale(scale, "encode_constant");
+  rlwe::detail::require_level(*context_, level, "CKKS encode_constant");
+  require_scale(scale, "encode_constant");
   if (!std::isfinite(value.real()) || !std::isfinite(value.imag())) {
     throw InvalidArgument("CKKS encode_constant: the value is not finite (NaN or infinity)");
   }
@@ -382,8 +375,8 @@ rlwe::Plaintext Encoder::encode_constant(std::complex<double> value, double scal
   const double re = round_to_integer(value.real() * scale);
   const double im = round_to_integer(value.imag() * scale);
   const bool finite = std::isfinite(re) && std::isfinite(im);
-  check_fits(finite ? std::max(std::fabs(re), std::fabs(im)) : HUGE_VAL, scale, level,
-             "encode_constant");
+  require_fits(finite ? std::max(std::fabs(re), std::fabs(im)) : HUGE_VAL, scale, level,
+               "encode_constant");
 
   const std::size_t towers = level + 1;
   const std::size_t sign_words = (degree_ + 63) / 64;

@@ -11,43 +11,21 @@
 #include <string>
 #include <utility>
 
-#include "heft/math/kernels.hpp"
 #include "heft/rlwe/encryptor.hpp"
-#include "heft/rlwe/key_switching.hpp"
-#include "heft/rlwe/modulus_switching.hpp"
-#include "heft/rlwe/rotation_plan.hpp"
-#include "heft/util/aligned_buffer.hpp"
 #include "heft/util/error.hpp"
-#include "heft/util/parallel.hpp"
-#include "rlwe/key_checks.hpp"
+#include "math/integer_double.hpp"
+#include "rlwe/ciphertext_arithmetic.hpp"
+#include "rlwe/operand_checks.hpp"
+#include "rlwe/relinearization.hpp"
 #include "schemes/ckks/scale_rules.hpp"
 
 namespace heft::ckks {
 
-using detail::log2_text;
 using detail::rescale_pending;
 using detail::same_scale;
+using detail::scale_text;
 
-namespace {
-
-// x (an integer-valued double, any magnitude) modulo q, exactly: a double is
-// mantissa * 2^exponent, so reduce both factors.
-uint64_t reduce_integer_double(double x, const math::Modulus& q) {
-  const bool negative = x < 0;
-  const double magnitude = std::abs(x);
-  uint64_t r;
-  if (magnitude < 9.2e18) {
-    r = q.reduce(static_cast<uint64_t>(magnitude));
-  } else {
-    int exponent = 0;
-    const double fraction = std::frexp(magnitude, &exponent);  // magnitude = fraction * 2^exponent
-    const uint64_t mantissa = static_cast<uint64_t>(std::ldexp(fraction, 53));
-    r = q.mul(q.reduce(mantissa), q.pow(2, static_cast<uint64_t>(exponent - 53)));
-  }
-  return negative ? q.negate(r) : r;
-}
-
-}  // namespace
+using math::reduce_integer_double;
 
 Evaluator::Evaluator(std::shared_ptr<const rlwe::Context> context, ScaleMode mode)
     : context_(std::move(context)), mode_(mode) {
@@ -73,10 +51,7 @@ Evaluator::Evaluator(std::shared_ptr<const rlwe::Context> context, ScaleMode mod
 }
 
 double Evaluator::scale_at(std::size_t level) const {
-  if (level >= level_scales_.size()) {
-    throw InvalidArgument("level " + std::to_string(level) + " does not exist (top level is " +
-                          std::to_string(level_scales_.size() - 1) + ")");
-  }
+  rlwe::detail::require_level(*context_, level, "scale_at");
   return level_scales_[level];
 }
 
@@ -87,13 +62,13 @@ std::size_t Evaluator::combined_slots(std::size_t a_slots, std::size_t b_slots) 
   return std::max(a_slots != 0 ? a_slots : all, b_slots != 0 ? b_slots : all);
 }
 
-void Evaluator::check(const Ciphertext& a, const char* operation) const {
-  rlwe::check_ciphertext(*context_, a, operation);
-  check_scale_and_slots(a.scale, a.slots, "ciphertext", operation);
+void Evaluator::require_operand(const Ciphertext& a, const char* operation) const {
+  rlwe::require_ciphertext(*context_, a, operation);
+  require_scale_and_slots(a.scale, a.slots, "ciphertext", operation);
 }
 
-void Evaluator::check_scale_and_slots(double scale, std::size_t slots, const char* what,
-                                      const char* operation) const {
+void Evaluator::require_scale_and_slots(double scale, std::size_t slots, const char* what,
+                                        const char* operation) const {
   // Objects built or loaded by hand can carry any metadata; a NaN or infinite
   // scale would compare equal or unequal to everything, and a slot count the
   // encoder never makes would make rotations meaningless.
@@ -103,24 +78,14 @@ void Evaluator::check_scale_and_slots(double scale, std::size_t slots, const cha
   }
 }
 
-void Evaluator::check_plain(const Plaintext& p, const char* operation) const {
-  if (p.poly.empty()) throw InvalidArgument(std::string(operation) + ": the plaintext is empty");
-  if (p.poly.context() != context_->ciphertext_ring()) {
-    throw MismatchError(std::string(operation) + ": the plaintext belongs to a different context");
-  }
-  if (!p.poly.is_ntt())
-    throw MismatchError(std::string(operation) + ": the plaintext must be in NTT form");
-  check_scale_and_slots(p.scale, p.slots, "plaintext", operation);
+void Evaluator::require_plaintext(const Plaintext& p, const char* operation) const {
+  rlwe::detail::require_ciphertext_ring_poly(*context_, p.poly, operation, "the plaintext");
+  rlwe::detail::require_ntt_form(p.poly, operation, "the plaintext");
+  require_scale_and_slots(p.scale, p.slots, "plaintext", operation);
 }
 
-void Evaluator::check_keys(const rlwe::GaloisKeys& keys, const char* operation) const {
-  if (keys.context() != context_) {
-    throw MismatchError(std::string(operation) + ": the Galois keys belong to a different context");
-  }
-}
-
-void Evaluator::check_scale_fits(double scale, std::size_t level, const char* operation,
-                                 double factor) const {
+void Evaluator::require_scale_fits(double scale, std::size_t level, const char* operation,
+                                   double factor) const {
   if (!(scale > 0) || !std::isfinite(scale)) {
     throw InvalidArgument(std::string(operation) + ": the result's scale " + std::to_string(scale) +
                           " is not a positive finite number (the operands' scales overflow or "
@@ -133,12 +98,13 @@ void Evaluator::check_scale_fits(double scale, std::size_t level, const char* op
   if (!(std::log2(scale) + log_magnitude < log2_modulus_at_level_[level] - 1)) {
     const std::string what = grows ? "values times " + std::to_string(factor) + " at scale "
                                    : std::string("the result's scale ");
-    throw InvalidArgument(
-        std::string(operation) + ": " + what + log2_text(scale) + " would overflow the modulus 2^" +
-        std::to_string(static_cast<int>(log2_modulus_at_level_[level])) + " left at level " +
-        std::to_string(level) +
-        (level == 0 ? ": multiplicative depth exhausted (bootstrap, or use more primes)"
-                    : ": rescale first"));
+    throw InvalidArgument(std::string(operation) + ": " + what + scale_text(scale) +
+                          " would overflow the modulus 2^" +
+                          std::to_string(static_cast<int>(log2_modulus_at_level_[level])) +
+                          " left at level " + std::to_string(level) +
+                          (level == 0
+                               ? ": multiplicative depth exhausted (bootstrap, or use more primes)"
+                               : ": rescale first"));
   }
 }
 
@@ -153,7 +119,7 @@ ring::RnsPoly Evaluator::constant_poly(std::complex<double> value, double scale,
   // Written so that a NaN (from a scale of 0 times an infinity) fails it too.
   if (!(std::max(std::abs(re), std::abs(im)) < std::ldexp(1.0, static_cast<int>(log2_q) - 1))) {
     throw InvalidArgument(std::string(operation) + ": the constant times the scale " +
-                          log2_text(scale) + " does not fit the modulus left at level " +
+                          scale_text(scale) + " does not fit the modulus left at level " +
                           std::to_string(towers - 1));
   }
   // A constant c in every slot is Re(c) + Im(c) X^(N/2): X^(N/2) evaluates to i
@@ -171,18 +137,12 @@ ring::RnsPoly Evaluator::constant_poly(std::complex<double> value, double scale,
 
 void Evaluator::add_or_sub(Ciphertext& a, const Ciphertext& b_in, bool subtract,
                            const char* operation) const {
-  check(a, operation);
-  check(b_in, operation);
+  require_operand(a, operation);
+  require_operand(b_in, operation);
   if (a.level() == b_in.level() && same_scale(a.scale, b_in.scale) && a.size() >= b_in.size()) {
     // Already aligned (the common case): work in place, no copies. The checks
     // above guarantee the part operations below cannot fail half-way.
-    for (std::size_t i = 0; i < b_in.parts.size(); ++i) {
-      if (subtract) {
-        a.parts[i] -= b_in.parts[i];
-      } else {
-        a.parts[i] += b_in.parts[i];
-      }
-    }
+    rlwe::detail::add_parts(a, b_in, subtract);
     a.slots = combined_slots(a.slots, b_in.slots);
     a.needs_rescale = a.needs_rescale || b_in.needs_rescale;
     return;
@@ -190,17 +150,7 @@ void Evaluator::add_or_sub(Ciphertext& a, const Ciphertext& b_in, bool subtract,
   Ciphertext b = b_in.clone();
   Ciphertext result = a.clone();
   align(result, b, operation);
-  while (result.parts.size() < b.parts.size()) {
-    result.parts.emplace_back(context_->ciphertext_ring(), result.parts[0].tower_count(),
-                              ring::Form::ntt);
-  }
-  for (std::size_t i = 0; i < b.parts.size(); ++i) {
-    if (subtract) {
-      result.parts[i] -= b.parts[i];
-    } else {
-      result.parts[i] += b.parts[i];
-    }
-  }
+  rlwe::detail::add_parts(result, b, subtract);
   result.slots = combined_slots(result.slots, b.slots);
   result.needs_rescale = result.needs_rescale || b.needs_rescale;
   a = std::move(result);
@@ -226,11 +176,8 @@ Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
 }
 
 Ciphertext Evaluator::negate(const Ciphertext& a) const {
-  check(a, "negate");
-  Ciphertext out = a.clone();
-  for (auto& part : out.parts)
-    part.negate();
-  return out;
+  require_operand(a, "negate");
+  return rlwe::detail::negated(a);
 }
 
 namespace {
@@ -244,8 +191,8 @@ ring::RnsPoly plain_at(const Plaintext& p, std::size_t towers) {
 
 Ciphertext Evaluator::add_or_sub_plain(const Ciphertext& a, const Plaintext& p, bool subtract,
                                        const char* operation) const {
-  check(a, operation);
-  check_plain(p, operation);
+  require_operand(a, operation);
+  require_plaintext(p, operation);
   Ciphertext out = a.clone();
   align_to_plain(out, p, operation);
   const ring::RnsPoly poly = plain_at(p, out.level() + 1);
@@ -276,34 +223,32 @@ Ciphertext Evaluator::sub_scalar(const Ciphertext& a, std::complex<double> value
 
 Ciphertext Evaluator::add_constant(const Ciphertext& a, std::complex<double> value,
                                    const char* operation) const {
-  check(a, operation);
+  require_operand(a, operation);
   Ciphertext out = a.clone();
   out.parts[0] += constant_poly(value, out.scale, out.level() + 1, operation);
   return out;
 }
 
 Ciphertext Evaluator::multiply(const Ciphertext& a_in, const Ciphertext& b_in) const {
-  check(a_in, "multiply");
-  check(b_in, "multiply");
-  if (a_in.size() != 2 || b_in.size() != 2) {
-    throw InvalidArgument("multiply: operands must have 2 parts; relinearize first");
-  }
+  require_operand(a_in, "multiply");
+  require_operand(b_in, "multiply");
+  rlwe::detail::require_relinearized(a_in, "multiply");
+  rlwe::detail::require_relinearized(b_in, "multiply");
   // Operands are copied only where automatic mode changes them (rescale,
   // then drop to the common level); in the common case both enter the
   // tensor as they are.
   std::optional<Ciphertext> a_storage, b_storage;
   const Ciphertext& a_settled = settled_operand(a_in, a_storage);
   const Ciphertext& b_settled = settled_operand(b_in, b_storage);
-  if (mode_ == ScaleMode::manual && a_settled.level() != b_settled.level()) {
-    throw MismatchError("multiply: operands are at levels " + std::to_string(a_in.level()) +
-                        " and " + std::to_string(b_in.level()) +
-                        "; drop one with drop_to_level first");
+  if (mode_ == ScaleMode::manual) {
+    rlwe::detail::require_same_level(a_settled.level(), b_settled.level(), "multiply",
+                                     "drop one with drop_to_level first");
   }
   const std::size_t level = std::min(a_settled.level(), b_settled.level());
   const Ciphertext& a = operand_at_level(a_settled, level, a_storage, "multiply");
   const Ciphertext& b = operand_at_level(b_settled, level, b_storage, "multiply");
   const double scale = a.scale * b.scale;
-  check_scale_fits(scale, a.level(), "multiply");
+  require_scale_fits(scale, a.level(), "multiply");
   Ciphertext out;
   out.scale = scale;
   out.slots = combined_slots(a.slots, b.slots);
@@ -315,13 +260,12 @@ Ciphertext Evaluator::multiply(const Ciphertext& a_in, const Ciphertext& b_in) c
 }
 
 Ciphertext Evaluator::square(const Ciphertext& a_in) const {
-  check(a_in, "square");
-  if (a_in.size() != 2)
-    throw InvalidArgument("square: operand must have 2 parts; relinearize first");
+  require_operand(a_in, "square");
+  rlwe::detail::require_relinearized(a_in, "square");
   std::optional<Ciphertext> storage;
   const Ciphertext& a = settled_operand(a_in, storage);
   const double scale = a.scale * a.scale;
-  check_scale_fits(scale, a.level(), "square");
+  require_scale_fits(scale, a.level(), "square");
   Ciphertext out;
   out.scale = scale;
   out.slots = a.slots;
@@ -335,66 +279,49 @@ Ciphertext Evaluator::square(const Ciphertext& a_in) const {
 }
 
 Ciphertext Evaluator::relinearize(const Ciphertext& a, const rlwe::RelinKey& key) const {
-  check(a, "relinearize");
-  rlwe::check_relin_key(*context_, key, "relinearize");
+  require_operand(a, "relinearize");
+  rlwe::require_relin_key(*context_, key, "relinearize");
+  // A 2-part ciphertext is already relinearized: a copy (CKKS has always
+  // taken it, so that generic code may relinearize whatever it holds).
   if (a.size() == 2) return a.clone();
-  if (a.size() != 3) throw InvalidArgument("relinearize: expects a 3-part ciphertext");
-  auto [d0, d1] = rlwe::switch_key_and_add(*context_, a.parts[2], key.key, a.parts[0], a.parts[1]);
-  Ciphertext out;
-  out.scale = a.scale;
-  out.slots = a.slots;
-  out.needs_rescale = a.needs_rescale;
-  out.parts.push_back(std::move(d0));
-  out.parts.push_back(std::move(d1));
-  return out;
+  rlwe::detail::require_product(a, "relinearize");
+  return rlwe::relinearize_unchecked(*context_, a, key);
 }
 
 Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b,
                                const rlwe::RelinKey& key) const {
-  rlwe::check_relin_key(*context_, key, "multiply");
+  rlwe::require_relin_key(*context_, key, "multiply");
   return relinearize(multiply(a, b), key);
 }
 
 Ciphertext Evaluator::relinearize_rescale(const Ciphertext& a, const rlwe::RelinKey& key) const {
-  check(a, "relinearize_rescale");
-  rlwe::check_relin_key(*context_, key, "relinearize_rescale");
+  constexpr const char* kOperation = "relinearize_rescale";
+  require_operand(a, kOperation);
+  rlwe::require_relin_key(*context_, key, kOperation);
   const std::size_t level = a.level();
-  if (level == 0) {
-    throw InvalidArgument(
-        "relinearize_rescale: the ciphertext is at level 0, no prime left to divide by "
-        "(multiplicative depth exhausted)");
-  }
+  rlwe::detail::require_prime_to_drop(level, kOperation);
   if (a.size() == 2) return rescale(a);
-  if (a.size() != 3) throw InvalidArgument("relinearize_rescale: expects a 3-part ciphertext");
-  auto [c0, c1] =
-      rlwe::switch_key_and_divide(*context_, a.parts[2], key.key, a.parts[0], a.parts[1]);
-  Ciphertext out;
-  out.parts.push_back(std::move(c0));
-  out.parts.push_back(std::move(c1));
+  rlwe::detail::require_product(a, kOperation);
+  Ciphertext out = rlwe::relinearize_and_divide_unchecked(*context_, a, key);
   out.scale = a.scale / static_cast<double>(context_->ciphertext_ring()->modulus(level).value());
-  out.slots = a.slots;
   out.needs_rescale = false;
   return out;
 }
 
 Ciphertext Evaluator::multiply_rescale(const Ciphertext& a, const Ciphertext& b,
                                        const rlwe::RelinKey& key) const {
-  if (key.key.context != context_) {
-    throw MismatchError("multiply_rescale: the relinearization key belongs to a different context");
-  }
+  rlwe::require_relin_key(*context_, key, "multiply_rescale");
   return relinearize_rescale(multiply(a, b), key);
 }
 
 Ciphertext Evaluator::square(const Ciphertext& a, const rlwe::RelinKey& key) const {
-  if (key.key.context != context_) {
-    throw MismatchError("square: the relinearization key belongs to a different context");
-  }
+  rlwe::require_relin_key(*context_, key, "square");
   return relinearize(square(a), key);
 }
 
 Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& p) const {
-  check(a, "multiply_plain");
-  check_plain(p, "multiply_plain");
+  require_operand(a, "multiply_plain");
+  require_plaintext(p, "multiply_plain");
   Ciphertext out = a.clone();
   if (mode_ == ScaleMode::automatic) {
     if (rescale_pending(out)) rescale_inplace(out);
@@ -404,7 +331,7 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& p) co
                         ", below the ciphertext's level " + std::to_string(out.level()));
   }
   const double scale = out.scale * p.scale;
-  check_scale_fits(scale, out.level(), "multiply_plain");
+  require_scale_fits(scale, out.level(), "multiply_plain");
   const ring::RnsPoly poly = plain_at(p, out.level() + 1);
   for (auto& part : out.parts)
     part *= poly;
@@ -415,7 +342,7 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& p) co
 }
 
 Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, std::complex<double> value) const {
-  check(a, "multiply_scalar");
+  require_operand(a, "multiply_scalar");
   if (!std::isfinite(value.real()) || !std::isfinite(value.imag())) {
     throw InvalidArgument("multiply_scalar: the scalar is NaN or infinite");
   }
@@ -438,7 +365,7 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, std::complex<double> 
       : near_default ? default_scale * default_scale / out.scale
                      : static_cast<double>(context_->parameters().ciphertext_moduli[level]);
   const double scale = out.scale * constant_scale;
-  check_scale_fits(scale, level, "multiply_scalar", std::abs(value));
+  require_scale_fits(scale, level, "multiply_scalar", std::abs(value));
   const ring::RnsPoly constant = constant_poly(value, constant_scale, level + 1, "multiply_scalar");
   for (auto& part : out.parts)
     part *= constant;
@@ -448,9 +375,9 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, std::complex<double> 
 }
 
 Ciphertext Evaluator::multiply_integer(const Ciphertext& a, int64_t value) const {
-  check(a, "multiply_integer");
+  require_operand(a, "multiply_integer");
   // The scale stays, the values grow by |value|: they must still fit.
-  check_scale_fits(a.scale, a.level(), "multiply_integer", std::abs(static_cast<double>(value)));
+  require_scale_fits(a.scale, a.level(), "multiply_integer", std::abs(static_cast<double>(value)));
   Ciphertext out = a.clone();
   const std::size_t towers = out.level() + 1;
   // |value| as an unsigned word (also right for INT64_MIN), reduced per tower.
@@ -468,7 +395,7 @@ Ciphertext Evaluator::multiply_integer(const Ciphertext& a, int64_t value) const
 }
 
 Ciphertext Evaluator::multiply_monomial(const Ciphertext& a, uint64_t k) const {
-  check(a, "multiply_monomial");
+  require_operand(a, "multiply_monomial");
   const uint64_t n = context_->degree();
   if (k >= 2 * n) {
     throw InvalidArgument("multiply_monomial: exponent " + std::to_string(k) +

@@ -9,15 +9,9 @@
 #include <string>
 #include <utility>
 
-#include "heft/math/kernels.hpp"
-#include "heft/rlwe/encryptor.hpp"
-#include "heft/rlwe/key_switching.hpp"
 #include "heft/rlwe/modulus_switching.hpp"
-#include "heft/rlwe/rotation_plan.hpp"
-#include "heft/util/aligned_buffer.hpp"
 #include "heft/util/error.hpp"
-#include "heft/util/parallel.hpp"
-#include "rlwe/key_checks.hpp"
+#include "rlwe/operand_checks.hpp"
 #include "schemes/ckks/scale_rules.hpp"
 
 namespace heft::ckks {
@@ -33,19 +27,15 @@ void Evaluator::drop_ciphertext_to(Ciphertext& a, std::size_t level, const char*
   if (drop == 0) return;
   // Dropping keeps the scale: it must still fit the smaller modulus, or the
   // values would wrap (SEAL refuses the same).
-  check_scale_fits(a.scale, level, operation);
+  require_scale_fits(a.scale, level, operation);
   for (auto& part : a.parts)
     part.drop_last_towers(drop);
 }
 
 void Evaluator::rescale_into(const Ciphertext& a, Ciphertext& out) const {
-  check(a, "rescale");
+  require_operand(a, "rescale");
   const std::size_t level = a.level();
-  if (level == 0) {
-    throw InvalidArgument(
-        "rescale: the ciphertext is at level 0, no prime left to divide by "
-        "(multiplicative depth exhausted)");
-  }
+  rlwe::detail::require_prime_to_drop(level, "rescale");
   const double last = static_cast<double>(context_->ciphertext_ring()->modulus(level).value());
   const bool in_place = &out == &a;
   if (!in_place) out.parts.resize(a.parts.size());
@@ -69,36 +59,29 @@ Ciphertext Evaluator::rescale(const Ciphertext& a) const {
 }
 
 Ciphertext Evaluator::drop_to_level(const Ciphertext& a, std::size_t level) const {
-  check(a, "drop_to_level");
-  if (level > a.level()) {
-    throw InvalidArgument("drop_to_level: target level " + std::to_string(level) +
-                          " is above the ciphertext's level " + std::to_string(a.level()));
-  }
+  require_operand(a, "drop_to_level");
+  rlwe::detail::require_lower_level(level, a.level(), "drop_to_level");
   Ciphertext out = a.clone();
   drop_ciphertext_to(out, level, "drop_to_level");
   return out;
 }
 
 std::size_t Evaluator::effective_level(const Ciphertext& a) const {
-  check(a, "effective_level");
+  require_operand(a, "effective_level");
   return mode_ == ScaleMode::automatic && rescale_pending(a) ? a.level() - 1 : a.level();
 }
 
 double Evaluator::effective_scale(const Ciphertext& a) const {
-  check(a, "effective_scale");
+  require_operand(a, "effective_scale");
   if (mode_ != ScaleMode::automatic || !rescale_pending(a)) return a.scale;
   return a.scale / static_cast<double>(context_->ciphertext_ring()->modulus(a.level()).value());
 }
 
 Ciphertext Evaluator::align_to(const Ciphertext& a, std::size_t level, double scale) const {
   constexpr const char* kOperation = "align_to";
-  check(a, kOperation);
-  if (level > a.level()) {
-    throw InvalidArgument("align_to: the target level " + std::to_string(level) +
-                          " is above the ciphertext's level " + std::to_string(a.level()) +
-                          " (levels only go down)");
-  }
-  check_scale_fits(scale, level, kOperation);
+  require_operand(a, kOperation);
+  rlwe::detail::require_lower_level(level, a.level(), kOperation);
+  require_scale_fits(scale, level, kOperation);
   Ciphertext out = a.clone();
   if (level == out.level() && same_scale(out.scale, scale)) return out;
   // Automatic mode: a pending product takes its rescale before its scale

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "heft/schemes/ckks/evaluator.hpp"
+#include "util/power_of_two_text.hpp"
 
 namespace heft::ckks::detail {
 
@@ -26,10 +27,9 @@ inline bool rescale_pending(const Ciphertext& a) {
   return a.needs_rescale && a.level() > 0;
 }
 
-inline std::string log2_text(double x, int decimals = 2) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "2^%.*f", decimals, std::log2(x));
-  return buffer;
+// A scale as "2^x.xx" (heft's one power-of-two formatter).
+inline std::string scale_text(double scale, int decimals = 2) {
+  return heft::detail::power_of_two_text(std::log2(scale), decimals);
 }
 
 // Two scales as "2^a", "2^b", with as many decimals as it takes for
@@ -38,7 +38,7 @@ inline std::string log2_text(double x, int decimals = 2) {
 // exact values when even their logarithms agree.
 inline std::pair<std::string, std::string> distinct_scale_texts(double a, double b) {
   for (int decimals = 2; decimals <= 15; ++decimals) {
-    std::string x = log2_text(a, decimals), y = log2_text(b, decimals);
+    std::string x = scale_text(a, decimals), y = scale_text(b, decimals);
     if (x != y || a == b) return {std::move(x), std::move(y)};
   }
   char x[40], y[40];

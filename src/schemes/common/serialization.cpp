@@ -1,14 +1,11 @@
-// Payloads of the integer schemes' own objects (docs/format.md): integer
-// plaintexts, and BGV ciphertexts (an RLWE ciphertext plus its correction
-// factor). Frames and RLWE parts come from src/rlwe/.
+// Payload of the integer schemes' own object (docs/format.md): integer
+// plaintexts. Frames come from src/rlwe/; BFV and BGV ciphertexts are
+// rlwe::Ciphertext and travel as such.
 #include "heft/schemes/serialization.hpp"
 
 #include <bit>
-#include <cmath>
-#include <numeric>
 #include <string>
 
-#include "heft/schemes/bgv/encryptor.hpp"
 #include "heft/util/error.hpp"
 #include "rlwe/serial_bytes.hpp"
 #include "rlwe/serial_objects.hpp"
@@ -79,52 +76,4 @@ IntegerPlaintext load_integer_plaintext(const rlwe::ContextPtr& context,
 
 }  // namespace schemes
 
-namespace bgv {
-
-// Payload: the RLWE ciphertext payload, u64 correction factor, then (from
-// format version 2) f64 noise estimate: finite, or +infinity for unknown.
-rlwe::Bytes save(const rlwe::Context& context, const Ciphertext& ciphertext,
-                 const rlwe::SaveOptions& options) {
-  const uint64_t t = require_plain_modulus(context, "save");
-  check_correction(ciphertext.correction, t, "save");
-  // NaN (set by hand) means unknown, as infinity does: one encoding for it.
-  const double noise = std::isnan(ciphertext.noise_log2) ? kUnknownNoise : ciphertext.noise_log2;
-  if (noise == -kUnknownNoise) {
-    throw InvalidArgument("save: the ciphertext's noise estimate is -infinity");
-  }
-  return rlwe::serial::save_object(
-      rlwe::ObjectType::bgv_ciphertext, context, options, [&](ByteWriter& out) {
-        rlwe::serial::write_ciphertext(out, context, ciphertext.ct, options.seeded);
-        out.u64(ciphertext.correction);
-        out.f64(noise);
-      });
-}
-
-Ciphertext load_ciphertext(const rlwe::ContextPtr& context, std::span<const uint8_t> bytes,
-                           const rlwe::LoadOptions& options) {
-  rlwe::serial::require_context(context, "bgv::load_ciphertext");
-  const uint64_t t = require_plain_modulus(*context, "bgv::load_ciphertext");
-  const auto max_payload = [](const rlwe::Context& c) {
-    return rlwe::serial::max_ciphertext_payload(c) + 16;
-  };
-  return rlwe::serial::load_object(
-      context, bytes, rlwe::ObjectType::bgv_ciphertext, +max_payload, options,
-      [&](ByteReader& in, uint16_t version) {
-        Ciphertext ct;
-        ct.ct = rlwe::serial::read_ciphertext(in, context);
-        ct.correction = in.u64("correction factor");
-        if (ct.correction == 0 || ct.correction >= t || std::gcd(ct.correction, t) != 1) {
-          throw FormatError("BGV ciphertext: the correction factor is not invertible mod t");
-        }
-        // Version 1 had no estimate: unknown, so the evaluator will not
-        // compute on it until one is set (decryption does not need it).
-        ct.noise_log2 = version < 2 ? kUnknownNoise : in.f64("noise estimate");
-        if (std::isnan(ct.noise_log2) || ct.noise_log2 == -kUnknownNoise) {
-          throw FormatError("BGV ciphertext: the noise estimate is NaN or -infinity");
-        }
-        return ct;
-      });
-}
-
-}  // namespace bgv
 }  // namespace heft

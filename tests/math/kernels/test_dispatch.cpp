@@ -101,8 +101,8 @@ TEST(Dispatch, LevelSelectionAndErrors) {
   }
   set_isa(before);
   // ifma cannot take a 55-bit modulus when pinned explicitly.
-  EXPECT_THROW(check_isa_fits(Isa::ifma, generate_ntt_primes(55, 16, 1)[0]), InvalidArgument);
-  EXPECT_NO_THROW(check_isa_fits(Isa::ifma, generate_ntt_primes(50, 16, 1)[0]));
+  EXPECT_THROW(require_isa_fits(Isa::ifma, generate_ntt_primes(55, 16, 1)[0]), InvalidArgument);
+  EXPECT_NO_THROW(require_isa_fits(Isa::ifma, generate_ntt_primes(50, 16, 1)[0]));
 }
 
 TEST(Dispatch, MismatchedSizesThrowAndLeaveOutputsAlone) {

@@ -68,7 +68,7 @@ struct Fixture {
 bool same(const Ciphertext& a, const Ciphertext& b) {
   if (a.size() != b.size() || a.correction != b.correction) return false;
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (!(a.ct.parts[i] == b.ct.parts[i])) return false;
+    if (!(a.parts[i] == b.parts[i])) return false;
   return a.noise_log2 == b.noise_log2;
 }
 
@@ -182,7 +182,10 @@ TEST(BgvNoiseRefusal, CiphertextsWithoutAnEstimateAreRefused) {
   const Evaluator evaluator(f.context);
   const Values x = f.random_values();
   const Ciphertext fresh = f.encryptor.encrypt(f.encoder.encode(x));
-  Ciphertext by_hand{fresh.ct.clone(), fresh.correction};
+  // Built by hand: the parts and correction factor, no estimate.
+  Ciphertext by_hand;
+  by_hand.parts = fresh.clone().parts;
+  by_hand.correction = fresh.correction;
   EXPECT_EQ(by_hand.noise_log2, kUnknownNoise);
   EXPECT_EQ(f.encoder.decode(f.decryptor.decrypt(by_hand)), x);
   EXPECT_EQ(evaluator.estimated_noise_budget(by_hand), -kUnknownNoise);

@@ -73,7 +73,7 @@ class Circuit {
         const std::string message = e.what();
         EXPECT_NE(message.find("estimated noise"), std::string::npos) << message;
         // The operand is unchanged; a fresh one takes its place.
-        EXPECT_TRUE(pool[i].ct.ct.parts[0] == before_i.ct.ct.parts[0]);
+        EXPECT_TRUE(pool[i].ct.parts[0] == before_i.ct.parts[0]);
         EXPECT_EQ(pool[i].ct.noise_log2, before_i.ct.noise_log2);
         pool[i] = fresh();
         continue;

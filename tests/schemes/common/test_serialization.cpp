@@ -116,7 +116,7 @@ TEST(Serialization, IntegerSchemesRoundTrip) {
       const bgv::Ciphertext loaded =
           bgv::load_ciphertext(context, bgv::save(*context, product, options));
       EXPECT_EQ(loaded.correction, product.correction);
-      expect_same_ciphertext(loaded.ct, product.ct);
+      expect_same_ciphertext(loaded, product);
       EXPECT_EQ(encoder.decode(decryptor.decrypt(loaded)), want);
     }
     // The BGV public key carries its error scale t.

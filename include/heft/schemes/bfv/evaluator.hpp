@@ -121,26 +121,18 @@ class HEFT_EXPORT Evaluator {
   [[nodiscard]] Ciphertext mod_switch_to_next(const Ciphertext& a) const;
 
  private:
-  // a is a 2-part ciphertext and keys belong to this context (errors naming
-  // `operation`).
-  void check_galois_operands(const Ciphertext& a, const rlwe::GaloisKeys& keys,
-                             const char* operation) const;
-  // apply_galois naming the caller's operation (and rotation step, if any)
-  // in its errors.
-  [[nodiscard]] Ciphertext galois_image(const Ciphertext& a, uint64_t galois_element,
-                                        const rlwe::GaloisKeys& keys, const char* operation,
-                                        std::optional<int64_t> step) const;
   struct MultiplyTables;
   const MultiplyTables& multiply_tables(std::size_t level) const;
-  void check(const Ciphertext& a, const char* operation) const;
-  void check_same_level(const Ciphertext& a, const Ciphertext& b, const char* operation) const;
+  // a is a ciphertext of this context (rlwe::require_ciphertext).
+  void require_operand(const Ciphertext& a, const char* operation) const;
+  // Both are, at one level (MismatchError otherwise).
+  void require_same_level_operands(const Ciphertext& a, const Ciphertext& b,
+                                   const char* operation) const;
   // The tensor product scaled by t/Q (multiply's three parts); the last part
   // stays in coefficient form when last_in_ntt is false, for relinearization
   // to cut its digits from directly. `operation` names the caller in errors.
   Ciphertext scaled_tensor(const Ciphertext& a, const Ciphertext& b, bool last_in_ntt,
                            const char* operation) const;
-  // (d0 + e0, d1 + e1) for (e0, e1) = key switch of d2 (either form).
-  Ciphertext relinearize_parts(const Ciphertext& d, const rlwe::RelinKey& key) const;
   Ciphertext add_or_sub(const Ciphertext& a, const Ciphertext& b, bool subtract,
                         const char* operation) const;
 

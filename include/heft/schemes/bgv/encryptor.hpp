@@ -31,16 +31,28 @@ HEFT_EXPORT rlwe::KeyGenerator make_key_generator(std::shared_ptr<const rlwe::Co
 
 // Throws InvalidArgument naming `operation` unless the correction factor is
 // invertible mod t: in [1, t) and coprime to t (only a non-prime t has others).
-HEFT_EXPORT void check_correction(uint64_t correction, uint64_t t, const char* operation);
+HEFT_EXPORT void require_correction(uint64_t correction, uint64_t t, const char* operation);
 
 // Throws InvalidArgument unless plain has N coefficients below t = its
 // modulus, and MismatchError if that t is not the context's.
-HEFT_EXPORT void check_plaintext(const rlwe::Context& context,
-                                 const schemes::IntegerPlaintext& plain, const char* operation);
+HEFT_EXPORT void require_plaintext(const rlwe::Context& context,
+                                   const schemes::IntegerPlaintext& plain, const char* operation);
+
+// The names require_correction and require_plaintext had before the checks
+// took one vocabulary.
+[[deprecated("use require_correction")]] inline void check_correction(uint64_t correction,
+                                                                      uint64_t t,
+                                                                      const char* operation) {
+  require_correction(correction, t, operation);
+}
+[[deprecated("use require_plaintext")]] inline void check_plaintext(
+    const rlwe::Context& context, const schemes::IntegerPlaintext& plain, const char* operation) {
+  require_plaintext(context, plain, operation);
+}
 
 // m lifted to Q_level: coefficients taken centered in (-t/2, t/2] (smallest
 // norm, so least noise in products), NTT form, level + 1 towers.
-// Checks plain first (check_plaintext, named "lift_plaintext").
+// Checks plain first (require_plaintext, named "lift_plaintext").
 HEFT_EXPORT ring::RnsPoly lift_plaintext(const rlwe::Context& context,
                                          const schemes::IntegerPlaintext& plain, std::size_t level);
 

@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -103,6 +104,9 @@ class HEFT_EXPORT Evaluator {
   [[nodiscard]] Ciphertext rotate_rows(const Ciphertext& a, int64_t step,
                                        const rlwe::GaloisKeys& keys) const;
   [[nodiscard]] Ciphertext rotate_columns(const Ciphertext& a, const rlwe::GaloisKeys& keys) const;
+  // X -> X^g for any Galois element with a key (1: a copy).
+  [[nodiscard]] Ciphertext apply_galois(const Ciphertext& a, uint64_t galois_element,
+                                        const rlwe::GaloisKeys& keys) const;
 
   // Drops the last prime (see the file comment); InvalidArgument at level 0.
   [[nodiscard]] Ciphertext mod_switch(const Ciphertext& a) const;
@@ -110,11 +114,15 @@ class HEFT_EXPORT Evaluator {
   [[nodiscard]] Ciphertext mod_switch_to(const Ciphertext& a, std::size_t level) const;
 
  private:
-  void check(const Ciphertext& a, const char* operation) const;
+  // a is a ciphertext of this context (rlwe::require_ciphertext) with a
+  // correction factor invertible mod t; errors name `operation`.
+  void require_operand(const Ciphertext& a, const char* operation) const;
   // add_plain, with errors naming `operation` (sub_plain, add_scalar use it).
   [[nodiscard]] Ciphertext add_plain_as(const Ciphertext& a, const schemes::IntegerPlaintext& p,
                                         const char* operation) const;
-  void check_key(const rlwe::KeySwitchKey& key, const char* operation) const;
+  // MismatchError unless `key` is of this context and made with error scale
+  // t (bgv::make_key_generator).
+  void require_t_scaled_key(const rlwe::KeySwitchKey& key, const char* operation) const;
   // MismatchError in manual mode if a and b are at different levels.
   void require_alignable(const Ciphertext& a, const Ciphertext& b, const char* operation) const;
   // Switches the higher of a and b down to the other's level (automatic mode).
@@ -150,14 +158,12 @@ class HEFT_EXPORT Evaluator {
   [[nodiscard]] double centered_l1_norm(const schemes::IntegerPlaintext& p) const;
   void mod_switch_inplace(Ciphertext& a) const;
   void multiply_by_constant(Ciphertext& a, uint64_t value) const;
-  // a is a 2-part ciphertext and keys belong to this context (errors naming
-  // `operation`).
-  void check_galois_operands(const Ciphertext& a, const rlwe::GaloisKeys& keys,
-                             const char* operation) const;
-  // step: the rotation the caller asked for, named if its key is missing.
-  [[nodiscard]] Ciphertext apply_galois(const Ciphertext& a, uint64_t galois_element,
-                                        const rlwe::GaloisKeys& keys, const char* operation,
-                                        std::optional<int64_t> step = std::nullopt) const;
+  // rlwe::apply_galois_sequence with BGV's checks first: every key made with
+  // error scale t, and the noise estimate after the last key switch within
+  // the budget. Errors name `operation`.
+  [[nodiscard]] Ciphertext galois_sequence(const Ciphertext& a, std::span<const uint64_t> sequence,
+                                           const rlwe::GaloisKeys& keys,
+                                           const char* operation) const;
 
   std::shared_ptr<const rlwe::Context> context_;
   ModSwitchMode mode_;

@@ -102,10 +102,9 @@ class HEFT_EXPORT Encoder {
 
  private:
   std::size_t resolve_slots(std::size_t slots, const char* operation) const;
-  void check_level(std::size_t level, const char* operation) const;
-  static void check_scale(double scale, const char* operation);
+  static void require_scale(double scale, const char* operation);
   // Throws unless 2 * magnitude < Q_level (magnitude: a non-negative integer).
-  void check_fits(double magnitude, double scale, std::size_t level, const char* operation) const;
+  void require_fits(double magnitude, double scale, std::size_t level, const char* operation) const;
   // encode()'s checks, FFT and rounding: the 2 n integer-valued coefficients
   // (position k * gap) of n values at `scale`, checked to fit Q_level. Value
   // is std::complex<double> or double (real values, imaginary parts 0).

@@ -174,19 +174,18 @@ class HEFT_EXPORT Evaluator {
                                         const rlwe::GaloisKeys& keys) const;
 
  private:
-  void check(const Ciphertext& a, const char* operation) const;
-  void check_plain(const Plaintext& p, const char* operation) const;
+  // a is a ciphertext of this context (rlwe::require_ciphertext) whose scale
+  // and slot count are ones CKKS makes; errors name `operation`.
+  void require_operand(const Ciphertext& a, const char* operation) const;
+  // p is an NTT-form plaintext of this context with such a scale and slots.
+  void require_plaintext(const Plaintext& p, const char* operation) const;
   // Drops a to `level` (no-op if there); InvalidArgument naming `operation`
   // if a's scale does not fit the modulus left there.
   void drop_ciphertext_to(Ciphertext& a, std::size_t level, const char* operation) const;
   // a's slot count, 0 (all) spelled out as N/2: the cycle its rotations take.
   [[nodiscard]] std::size_t slot_count(const Ciphertext& a) const;
-  // a rotated by each element of `plan` in turn (a copy if it is empty).
-  [[nodiscard]] Ciphertext rotate_by_plan(const Ciphertext& a, std::span<const uint64_t> plan,
-                                          const rlwe::GaloisKeys& keys) const;
   // The slot count of a result of two operands with these slot counts.
   std::size_t combined_slots(std::size_t a_slots, std::size_t b_slots) const;
-  void check_keys(const rlwe::GaloisKeys& keys, const char* operation) const;
   // Brings a and b (copies) to a common level and scale, or throws in manual mode.
   void align(Ciphertext& a, Ciphertext& b, const char* operation) const;
   // Lowers a to `level` with scale `scale` (see the class comment).
@@ -214,17 +213,15 @@ class HEFT_EXPORT Evaluator {
   // InvalidArgument naming `operation` unless `scale` is positive, finite and
   // leaves values of magnitude max(1, factor) below Q_l / 2 (factor: what a
   // multiplication by a constant makes the values grow by).
-  void check_scale_fits(double scale, std::size_t level, const char* operation,
-                        double factor = 1.0) const;
+  void require_scale_fits(double scale, std::size_t level, const char* operation,
+                          double factor = 1.0) const;
   // InvalidArgument unless rlwe::detail::scale_and_slots_problem finds
   // nothing (`what`: "ciphertext", "plaintext", "diagonal").
-  void check_scale_and_slots(double scale, std::size_t slots, const char* what,
-                             const char* operation) const;
+  void require_scale_and_slots(double scale, std::size_t slots, const char* what,
+                               const char* operation) const;
   // Rescales a into out: out may be a itself (in place) or an empty
   // ciphertext, which then gets fresh parts without a copy of a's.
   void rescale_into(const Ciphertext& a, Ciphertext& out) const;
-  [[nodiscard]] Ciphertext rotate_single(const Ciphertext& a, uint64_t galois_element,
-                                         const rlwe::GaloisKeys& keys) const;
 
   std::shared_ptr<const rlwe::Context> context_;
   ScaleMode mode_;

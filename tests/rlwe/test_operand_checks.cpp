@@ -93,7 +93,7 @@ TEST(MalformedInput, HandBuiltKeysOfTheWrongShapeAreRefused) {
   KeySwitchKey short_a = clone_key(relin.key);
   short_a.a.pop_back();  // b has every digit, a one fewer: a[1] was read out of bounds
   EXPECT_THROW((void)switch_key(*context, c, short_a), MismatchError);
-  EXPECT_THROW((void)check_relin_key(*context, RelinKey{clone_key(short_a)}, "relinearize"),
+  EXPECT_THROW((void)require_relin_key(*context, RelinKey{clone_key(short_a)}, "relinearize"),
                MismatchError);
 
   KeySwitchKey coefficient_digit = clone_key(relin.key);
@@ -115,7 +115,7 @@ TEST(MalformedInput, HandBuiltKeysOfTheWrongShapeAreRefused) {
   const GaloisKeys galois = keygen.create_galois_keys(steps);
   heft::testing::expect_error<InvalidArgument>(
       [&] {
-        check_relin_key(*context, RelinKey{clone_key(galois.at(galois.elements()[0]))}, "multiply");
+        require_relin_key(*context, RelinKey{clone_key(galois.at(galois.elements()[0]))}, "multiply");
       },
       "multiply: this is a Galois key");
 }
