@@ -10,26 +10,11 @@
 #include "heft/ring/rns_poly.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
+#include "math/integer_double.hpp"
 
 namespace heft::circuits::detail {
 
 namespace {
-
-// An integer-valued double of any magnitude modulo q, exactly: a double is
-// mantissa * 2^exponent, so each factor is reduced.
-uint64_t residue_of_integer(double x, const math::Modulus& q) {
-  const double magnitude = std::abs(x);
-  uint64_t r;
-  if (magnitude < 9.2e18) {
-    r = q.reduce(static_cast<uint64_t>(magnitude));
-  } else {
-    int exponent = 0;
-    const double fraction = std::frexp(magnitude, &exponent);
-    const auto mantissa = static_cast<uint64_t>(std::ldexp(fraction, 53));
-    r = q.mul(q.reduce(mantissa), q.pow(2, static_cast<uint64_t>(exponent - 53)));
-  }
-  return x < 0 ? q.negate(r) : r;
-}
 
 // Work per tower is one pass over N words: worth a thread only when there
 // is enough of it.
@@ -123,8 +108,8 @@ void ConstantProducts::constant_residues(std::complex<double> c, double scale, s
   const auto& ring = context_->ciphertext_ring();
   for (std::size_t t = 0; t < towers; ++t) {
     const math::Modulus& q = ring->modulus(t);
-    const uint64_t r = residue_of_integer(re, q);
-    const uint64_t i = q.mul(residue_of_integer(im, q), imaginary_unit_[t]);
+    const uint64_t r = math::reduce_integer_double(re, q);
+    const uint64_t i = q.mul(math::reduce_integer_double(im, q), imaginary_unit_[t]);
     first_half[t] = q.add(r, i);
     second_half[t] = q.sub(r, i);
   }

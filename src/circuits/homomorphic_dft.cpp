@@ -68,7 +68,7 @@ DiagonalMatrix frequency_stage(std::size_t n, std::size_t h) {
   });
 }
 
-void check_shape(std::size_t n, std::size_t levels, const char* operation) {
+void require_dft_shape(std::size_t n, std::size_t levels, const char* operation) {
   if (n < 2 || !std::has_single_bit(n)) {
     throw InvalidArgument(std::string(operation) + ": the slot count " + std::to_string(n) +
                           " is not a power of two >= 2");
@@ -129,7 +129,7 @@ DiagonalMatrix multiply_diagonal_matrices(const DiagonalMatrix& a, const Diagona
 
 std::vector<DiagonalMatrix> coeffs_to_slots_matrices(std::size_t n, std::size_t levels,
                                                      double factor) {
-  check_shape(n, levels, "coeffs_to_slots_matrices");
+  require_dft_shape(n, levels, "coeffs_to_slots_matrices");
   std::vector<DiagonalMatrix> stages;
   for (std::size_t h = n / 2; h >= 1; h /= 2)
     stages.push_back(frequency_stage(n, h));
@@ -138,7 +138,7 @@ std::vector<DiagonalMatrix> coeffs_to_slots_matrices(std::size_t n, std::size_t 
 
 std::vector<DiagonalMatrix> slots_to_coeffs_matrices(std::size_t n, std::size_t levels,
                                                      double factor) {
-  check_shape(n, levels, "slots_to_coeffs_matrices");
+  require_dft_shape(n, levels, "slots_to_coeffs_matrices");
   std::vector<DiagonalMatrix> stages;
   for (std::size_t h = 1; h < n; h *= 2)
     stages.push_back(time_stage(n, h));

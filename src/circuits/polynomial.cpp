@@ -11,8 +11,8 @@ namespace heft::circuits {
 
 namespace {
 
-void check_coefficients(const std::vector<std::complex<double>>& coefficients,
-                        const char* operation) {
+void require_finite_coefficients(const std::vector<std::complex<double>>& coefficients,
+                                 const char* operation) {
   if (coefficients.empty()) {
     throw InvalidArgument(std::string(operation) + ": a polynomial needs at least one coefficient");
   }
@@ -35,7 +35,7 @@ Polynomial::Polynomial(Basis basis, std::vector<std::complex<double>> coefficien
     : basis_(basis), coefficients_(std::move(coefficients)), lower_(a), upper_(b) {}
 
 Polynomial Polynomial::power(std::vector<std::complex<double>> coefficients) {
-  check_coefficients(coefficients, "Polynomial::power");
+  require_finite_coefficients(coefficients, "Polynomial::power");
   return Polynomial(Basis::power, std::move(coefficients), -1.0, 1.0);
 }
 
@@ -45,7 +45,7 @@ Polynomial Polynomial::power(std::span<const double> coefficients) {
 
 Polynomial Polynomial::chebyshev(std::vector<std::complex<double>> coefficients, double a,
                                  double b) {
-  check_coefficients(coefficients, "Polynomial::chebyshev");
+  require_finite_coefficients(coefficients, "Polynomial::chebyshev");
   if (!std::isfinite(a) || !std::isfinite(b) || !(a < b)) {
     throw InvalidArgument("Polynomial::chebyshev: the interval [a, b] needs finite a < b");
   }

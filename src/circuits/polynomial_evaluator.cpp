@@ -60,7 +60,7 @@ PolynomialEvaluator::PolynomialEvaluator(std::shared_ptr<const rlwe::Context> co
       evaluator_(context_, ckks::ScaleMode::manual),
       encoder_(context_),
       constants_(std::make_unique<detail::ConstantProducts>(context_)) {
-  rlwe::check_relin_key(*context_, key, "PolynomialEvaluator");
+  rlwe::require_relin_key(*context_, key, "PolynomialEvaluator");
 }
 
 PolynomialEvaluator::~PolynomialEvaluator() = default;
