@@ -37,7 +37,7 @@ struct LoadedVector {
 };
 
 // The ciphertexts, checked against the size and each other: one per
-// slot_count values, 2 parts each, one level.
+// slot_count values, 2 parts each (CKKS: fully packed), one level.
 LoadedVector load_vector(const detail::Magic& magic, const char* what, const TensorContext& context,
                          std::span<const uint8_t> bytes, const rlwe::LoadOptions& options) {
   detail::EnvelopeReader in(bytes, magic, kVersion, what);
@@ -52,6 +52,9 @@ LoadedVector load_vector(const detail::Magic& magic, const char* what, const Ten
   for (uint64_t c = 0; c < count; ++c) {
     auto ct = rlwe::load_ciphertext(context.rlwe_context(), in.frame(options), options);
     if (ct.size() != 2) in.fail("a ciphertext that is not 2 parts");
+    // CKKS vectors pack every ciphertext fully (N/2 slots).
+    if (context.scheme() == Scheme::ckks && ct.slots != context.slot_count())
+      in.fail("a ciphertext that is not fully packed");
     if (!out.chunks.empty() && ct.level() != out.chunks[0].level())
       in.fail("ciphertexts at different levels");
     out.chunks.push_back(std::move(ct));
