@@ -27,6 +27,8 @@
 #include "heft/schemes/ckks/evaluator.hpp"
 #include "heft/schemes/ckks/parameter_helper.hpp"
 #include "heft/schemes/integer_parameters.hpp"
+#include "heft/tensor/ckks_vector.hpp"
+#include "heft/tensor/context.hpp"
 #include "heft/util/error.hpp"
 
 namespace {
@@ -352,3 +354,39 @@ TEST(Guide, CircuitsWalkthrough) {
 }
 
 }  // namespace
+
+TEST(Guide, TensorsWalkthrough) {
+  // ---- guide: tensors
+  // TenSEAL's ts.context(ts.SCHEME_TYPE.CKKS, 8192, coeff_mod_bit_sizes=[60, 40, 40, 60]).
+  heft::tensor::TenSEALArguments arguments;
+  arguments.scheme = heft::tensor::Scheme::ckks;
+  arguments.poly_modulus_degree = 8192;
+  arguments.coeff_mod_bit_sizes = {60, 40, 40, 60};  // the last one is the special prime
+  arguments.global_scale = std::ldexp(1.0, 40);
+  auto ctx = heft::tensor::TensorContext::create(arguments);
+  ctx->generate_galois_keys();  // steps +-2^i and conjugation, TenSEAL's default
+
+  std::vector<double> v = {0, 1, 2, 3, 4};  // any length: 5000 values span two ciphertexts
+  auto enc = heft::tensor::CKKSVector::encrypt(ctx, v);
+  auto doubled_square = enc.add(v).mul(v);  // (v + v) * v: one level
+  auto dot = enc.dot(v);                    // one value, 30
+  std::vector<std::vector<double>> matrix(5, std::vector<double>(3, 0.5));
+  auto product = enc.matmul(matrix);                        // v (5) x matrix (5 x 3): 3 values
+  auto poly = enc.polyval(std::vector<double>{1, 0, 0.5});  // 1 + 0.5 x^2
+  std::vector<double> result = product.decrypt();           // 5, 5, 5
+
+  // The server gets the context without its secret key and computes there.
+  heft::tensor::TensorContext::SaveParts parts;
+  parts.secret_key = false;
+  auto server = heft::tensor::TensorContext::load(ctx->serialize(parts));
+  auto remote = heft::tensor::CKKSVector::load(server, enc.serialize());
+  auto remote_sum = heft::tensor::CKKSVector::load(ctx, remote.sum().serialize());  // 10
+  // ---- end guide
+  EXPECT_FALSE(server->is_private());
+  EXPECT_THROW((void)remote.decrypt(), heft::InvalidArgument);
+  EXPECT_LT(max_error(doubled_square.decrypt(), {0, 2, 8, 18, 32}), 1e-4);
+  EXPECT_NEAR(dot.decrypt()[0], 30, 1e-4);
+  EXPECT_LT(max_error(result, {5, 5, 5}), 1e-4);
+  EXPECT_LT(max_error(poly.decrypt(), {1, 1.5, 3, 5.5, 9}), 1e-4);
+  EXPECT_NEAR(remote_sum.decrypt()[0], 10, 1e-4);
+}

@@ -1,0 +1,149 @@
+// CKKSVector: an encrypted vector of real numbers of any length (TenSEAL's
+// CKKSVector). Values are packed N/2 to a ciphertext; a longer vector spans
+// several ciphertexts, and every operation runs over them (in parallel,
+// heft::parallel_for) as if they were one.
+//
+// Slots past the vector's size hold zeros after encryption, and the
+// operations keep them so where they can (products with anything that has
+// them, sums of two that have them, plain operands and scalars written only
+// into the vector's own slots). sum() and dot() rely on it; when an operand's
+// padding may hold other values (the result of sum(), a polynomial's constant
+// added to every slot), they first multiply by a 0/1 mask, which costs a
+// level (level() tells what is left).
+//
+// Levels: each product (by a vector, a plain vector or a non-integer
+// scalar) takes one level; pow(k) and polyval take ceil(log2(k + 1)) or the
+// polynomial's depth; matmul one. An operation with too few levels left is
+// refused before any work with InvalidArgument saying how many it needs.
+// Errors are typed (heft/util/error.hpp): MismatchError for sizes that
+// differ or operands of different contexts, InvalidArgument for missing keys
+// (naming the rotation steps), a public context's decrypt(), or no level
+// left. A failed call leaves its operands unchanged.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "heft/export.hpp"
+#include "heft/rlwe/ciphertext.hpp"
+#include "heft/rlwe/serialization.hpp"
+#include "heft/tensor/context.hpp"
+
+namespace heft::tensor {
+
+class HEFT_EXPORT CKKSVector {
+ public:
+  CKKSVector() = default;
+  // Ciphertexts are explicit to copy (copy()); vectors move.
+  CKKSVector(CKKSVector&&) noexcept = default;
+  CKKSVector& operator=(CKKSVector&&) noexcept = default;
+  CKKSVector(const CKKSVector&) = delete;
+  CKKSVector& operator=(const CKKSVector&) = delete;
+  [[nodiscard]] CKKSVector copy() const;
+
+  // Encrypts `values` (at least one) with the context's public key at its
+  // global scale (or `scale`). InvalidArgument for an empty vector, a BFV
+  // context, a NaN or infinite value.
+  [[nodiscard]] static CKKSVector encrypt(TensorContext::Ptr context,
+                                          std::span<const double> values, double scale = 0);
+  // The values (size() of them). Needs the secret key: InvalidArgument on a
+  // public context.
+  [[nodiscard]] std::vector<double> decrypt() const;
+
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] const TensorContext::Ptr& context() const noexcept { return context_; }
+  [[nodiscard]] const std::vector<rlwe::Ciphertext>& ciphertexts() const noexcept {
+    return chunks_;
+  }
+  // Levels left for products (the effective level of its ciphertexts).
+  [[nodiscard]] std::size_t level() const;
+  [[nodiscard]] double scale() const;
+  // Whether the slots past size() are known to hold zeros (see above).
+  [[nodiscard]] bool padding_is_zero() const noexcept { return clean_padding_; }
+
+  // ---- element-wise ----
+  [[nodiscard]] CKKSVector add(const CKKSVector& other) const;
+  [[nodiscard]] CKKSVector add(std::span<const double> plain) const;
+  [[nodiscard]] CKKSVector add(double scalar) const;
+  [[nodiscard]] CKKSVector sub(const CKKSVector& other) const;
+  [[nodiscard]] CKKSVector sub(std::span<const double> plain) const;
+  [[nodiscard]] CKKSVector sub(double scalar) const;
+  [[nodiscard]] CKKSVector mul(const CKKSVector& other) const;
+  [[nodiscard]] CKKSVector mul(std::span<const double> plain) const;
+  [[nodiscard]] CKKSVector mul(double scalar) const;
+  CKKSVector& add_inplace(const CKKSVector& other);
+  CKKSVector& add_inplace(std::span<const double> plain);
+  CKKSVector& add_inplace(double scalar);
+  CKKSVector& sub_inplace(const CKKSVector& other);
+  CKKSVector& sub_inplace(std::span<const double> plain);
+  CKKSVector& sub_inplace(double scalar);
+  CKKSVector& mul_inplace(const CKKSVector& other);
+  CKKSVector& mul_inplace(std::span<const double> plain);
+  CKKSVector& mul_inplace(double scalar);
+  [[nodiscard]] CKKSVector negate() const;
+  [[nodiscard]] CKKSVector square() const;
+  // x^k, k >= 0 (x^0: ones), in ceil(log2(k)) levels.
+  [[nodiscard]] CKKSVector pow(unsigned k) const;
+
+  // ---- reductions and products ----
+  // A vector of one value: the sum of all values. Needs the rotations by
+  // 1, 2, 4, ... below the vector's length (composed from the keys present).
+  [[nodiscard]] CKKSVector sum() const;
+  [[nodiscard]] CKKSVector dot(const CKKSVector& other) const;
+  [[nodiscard]] CKKSVector dot(std::span<const double> plain) const;
+  // Vector (size n) times a plain matrix (n rows of m values): m values,
+  // TenSEAL's matmul / mm. One level. A vector and result of one ciphertext
+  // each use circuits::LinearTransform when the context has its Galois keys
+  // exactly (matmul_galois_steps); otherwise, and across ciphertexts,
+  // baby-step giant-step over rotations composed from the keys present.
+  [[nodiscard]] CKKSVector matmul(const std::vector<std::vector<double>>& matrix) const;
+  [[nodiscard]] CKKSVector mm(const std::vector<std::vector<double>>& matrix) const {
+    return matmul(matrix);
+  }
+  // The Galois steps matmul's fastest path uses for an n x m matrix on this
+  // vector's context and level (generate_galois_keys(steps) to enable it).
+  [[nodiscard]] std::vector<int64_t> matmul_galois_steps(std::size_t rows,
+                                                         std::size_t columns) const;
+  // sum_k coefficients[k] x^k (TenSEAL's polyval: lowest degree first),
+  // through circuits::PolynomialEvaluator in ceil(log2(degree + 1)) levels.
+  [[nodiscard]] CKKSVector polyval(std::span<const double> coefficients) const;
+
+  // ---- serialization ----
+  [[nodiscard]] rlwe::Bytes serialize(const rlwe::SaveOptions& options = {}) const;
+  // FormatError / MismatchError as rlwe's loaders, and for a vector whose
+  // ciphertexts do not fit its size or the context.
+  [[nodiscard]] static CKKSVector load(TensorContext::Ptr context, std::span<const uint8_t> bytes,
+                                       const rlwe::LoadOptions& options = {});
+
+ private:
+  CKKSVector(TensorContext::Ptr context, std::vector<rlwe::Ciphertext> chunks, std::size_t size,
+             bool clean_padding);
+  void require_valid(const char* operation) const;
+  [[nodiscard]] std::vector<rlwe::Ciphertext> chunks_copy() const;
+  void require_compatible(const CKKSVector& other, const char* operation) const;
+  // The values of chunk c of a plain vector (zeros past its end).
+  [[nodiscard]] std::vector<double> chunk_values(std::span<const double> plain,
+                                                 std::size_t c) const;
+  // A copy whose last ciphertext is masked to its own slots when its
+  // padding is not zero (one level), every ciphertext at one level.
+  [[nodiscard]] CKKSVector with_zero_padding(const char* operation) const;
+  [[nodiscard]] CKKSVector add_or_sub(const CKKSVector& other, bool subtract,
+                                      const char* operation) const;
+  [[nodiscard]] CKKSVector add_or_sub(std::span<const double> plain, bool subtract,
+                                      const char* operation) const;
+  // Sums the first slots of `ct` into slot 0 (rotations 1, 2, 4, ... below
+  // `length`; the caller has checked the keys).
+  [[nodiscard]] rlwe::Ciphertext sum_slots(rlwe::Ciphertext ct, std::size_t length,
+                                           const char* operation) const;
+
+  TensorContext::Ptr context_;
+  std::vector<rlwe::Ciphertext> chunks_;
+  std::size_t size_ = 0;
+  bool clean_padding_ = true;
+
+  friend class CKKSVectorOps;
+};
+
+}  // namespace heft::tensor

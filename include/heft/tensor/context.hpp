@@ -1,0 +1,202 @@
+// TensorContext: what every encrypted tensor of heft::tensor shares: the
+// parameters (an rlwe::Context), the keys, the encoders and evaluators, and
+// TenSEAL's behaviour flags.
+//
+// Built from TenSEAL's arguments (scheme, poly_modulus_degree,
+// coeff_mod_bit_sizes whose LAST entry is the special prime, plain_modulus,
+// global_scale, n_threads) or from heft's parameter helpers (depth and
+// precision). A private context holds the secret key; make_context_public()
+// drops it, after which decryption is refused with a typed error. Keys made
+// at creation: public and relinearization; Galois keys on request
+// (generate_galois_keys: the power-of-two steps +-2^i and the row swap /
+// conjugation, as SEAL's default, or exactly the steps given).
+//
+// Flags (TenSEAL's, all true by default):
+// - auto_relin: products of ciphertexts are relinearized (else they keep
+//   three parts, and operations that need two refuse them);
+// - auto_rescale: CKKS products are rescaled;
+// - auto_mod_switch: CKKS operands at different levels are brought to the
+//   lower one.
+// With auto_rescale and auto_mod_switch both on, operations go through
+// ckks::ScaleMode::automatic (lazy rescaling, exact scale alignment); with
+// either off, through ScaleMode::manual, the vector doing only what the flags
+// that are on ask for (operands whose scales differ are then refused with
+// MismatchError, as SEAL refuses them in TenSEAL).
+//
+// A context is shared by the tensors made under it (std::shared_ptr).
+// Operations on tensors only read it; the mutating calls (keys, flags,
+// make_context_public) must not run while other threads use it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "heft/export.hpp"
+#include "heft/rlwe/context.hpp"
+#include "heft/rlwe/encryptor.hpp"
+#include "heft/rlwe/keys.hpp"
+#include "heft/rlwe/serialization.hpp"
+#include "heft/schemes/batch_encoder.hpp"
+#include "heft/schemes/bfv/encryptor.hpp"
+#include "heft/schemes/bfv/evaluator.hpp"
+#include "heft/schemes/ckks/encoder.hpp"
+#include "heft/schemes/ckks/evaluator.hpp"
+#include "heft/schemes/ckks/parameter_helper.hpp"
+#include "heft/schemes/integer_parameters.hpp"
+
+namespace heft::tensor {
+
+enum class Scheme : uint8_t { ckks = 0, bfv = 1 };
+
+// TenSEAL's ts.context(...) arguments.
+struct HEFT_EXPORT TenSEALArguments {
+  Scheme scheme = Scheme::ckks;
+  uint64_t poly_modulus_degree = 8192;
+  // Bit sizes of the primes; the last one is the special prime of key
+  // switching (TenSEAL's convention). Empty for BFV: SEAL's BFVDefault sizes
+  // for the degree (128-bit security). CKKS needs them.
+  std::vector<int> coeff_mod_bit_sizes;
+  uint64_t plain_modulus = 0;  // BFV: the batching prime t
+  double global_scale = 0;     // CKKS: the scale of fresh encryptions (0: 2^(bits of q_1))
+  std::size_t n_threads = 0;   // > 0: heft::set_num_threads(n_threads) (process-wide)
+  rlwe::SecurityLevel security = rlwe::SecurityLevel::classic128;
+};
+
+class HEFT_EXPORT TensorContext {
+  struct PrivateTag {};
+
+ public:
+  using Ptr = std::shared_ptr<TensorContext>;
+
+  // TenSEAL's constructor. InvalidArgument for a CKKS request without bit
+  // sizes, a BFV request without plain modulus, sizes that make no valid or
+  // secure set (the message of rlwe::Parameters::validate).
+  [[nodiscard]] static Ptr create(const TenSEALArguments& arguments);
+  // From heft's helpers: the depth and precision a computation needs.
+  // global_scale 0: the parameters' nominal scale.
+  [[nodiscard]] static Ptr create_ckks(const ckks::ParameterRequest& request,
+                                       double global_scale = 0);
+  [[nodiscard]] static Ptr create_bfv(const schemes::IntegerParameterRequest& request);
+  // From a parameter set (CKKS when it has a scale, BFV when it has a plain
+  // modulus), with fresh keys.
+  [[nodiscard]] static Ptr create(const rlwe::Parameters& parameters, double global_scale = 0);
+
+  TensorContext(PrivateTag, std::shared_ptr<const rlwe::Context> context, double global_scale);
+
+  [[nodiscard]] Scheme scheme() const noexcept { return scheme_; }
+  [[nodiscard]] const std::shared_ptr<const rlwe::Context>& rlwe_context() const noexcept {
+    return context_;
+  }
+  // Values one ciphertext holds: N/2 for CKKS, N for BFV (two rows of N/2).
+  [[nodiscard]] std::size_t slot_count() const noexcept;
+  [[nodiscard]] double global_scale() const noexcept { return global_scale_; }
+  // The scale later encryptions use (TenSEAL's settable global_scale); it
+  // need not be the parameters' nominal scale. InvalidArgument unless
+  // positive, finite and small enough that a fresh value fits the modulus.
+  void set_global_scale(double scale);
+
+  // ---- flags ----
+  [[nodiscard]] bool auto_relin() const noexcept { return auto_relin_; }
+  [[nodiscard]] bool auto_rescale() const noexcept { return auto_rescale_; }
+  [[nodiscard]] bool auto_mod_switch() const noexcept { return auto_mod_switch_; }
+  void set_auto_relin(bool on) noexcept { auto_relin_ = on; }
+  void set_auto_rescale(bool on) noexcept { auto_rescale_ = on; }
+  void set_auto_mod_switch(bool on) noexcept { auto_mod_switch_ = on; }
+
+  // ---- keys ----
+  [[nodiscard]] bool is_private() const noexcept { return secret_key_.has_value(); }
+  [[nodiscard]] bool is_public() const noexcept { return !is_private(); }
+  [[nodiscard]] bool has_public_key() const noexcept { return public_key_.has_value(); }
+  [[nodiscard]] bool has_relin_keys() const noexcept { return relin_key_.has_value(); }
+  [[nodiscard]] bool has_galois_keys() const noexcept { return galois_keys_.has_value(); }
+  // The steps the default Galois key set covers: +-2^i below the row length.
+  [[nodiscard]] std::vector<int64_t> default_galois_steps() const;
+  // Adds keys for the default steps and the row swap / conjugation.
+  // InvalidArgument on a public context or parameters without key switching.
+  void generate_galois_keys();
+  // Adds keys for exactly these steps (and the swap / conjugation if asked).
+  void generate_galois_keys(std::span<const int64_t> steps, bool include_swap = false);
+  void generate_relin_keys();
+  // Drops the secret key (generating the Galois / relinearization keys first
+  // when asked, while the secret is still there).
+  void make_context_public(bool generate_galois_keys = false, bool generate_relin_keys = false);
+
+  // The keys; InvalidArgument naming `operation` when absent (the message
+  // says how to get them).
+  [[nodiscard]] const rlwe::SecretKey& secret_key(const char* operation) const;
+  [[nodiscard]] const rlwe::PublicKey& public_key(const char* operation) const;
+  [[nodiscard]] const rlwe::RelinKey& relin_key(const char* operation) const;
+  [[nodiscard]] const rlwe::GaloisKeys& galois_keys(const char* operation) const;
+  // InvalidArgument naming `operation` and the steps without a key or a
+  // composition of keys (rlwe::plan_rotation over `cycle` positions), and the
+  // swap when asked for and absent.
+  void require_rotations(std::span<const int64_t> steps, bool swap, const char* operation) const;
+
+  // ---- scheme objects (CKKS ones throw for BFV and back) ----
+  [[nodiscard]] const ckks::Encoder& ckks_encoder() const;
+  // The evaluator the flags select (see the file comment).
+  [[nodiscard]] const ckks::Evaluator& ckks_evaluator() const;
+  [[nodiscard]] const schemes::BatchEncoder& batch_encoder() const;
+  [[nodiscard]] const bfv::Evaluator& bfv_evaluator() const;
+  [[nodiscard]] uint64_t plain_modulus() const noexcept {
+    return context_->parameters().plain_modulus;
+  }
+  // Encryption with the public key, decryption with the secret key
+  // (InvalidArgument naming `operation` without it).
+  [[nodiscard]] const rlwe::Encryptor& ckks_encryptor(const char* operation) const;
+  [[nodiscard]] const rlwe::Decryptor& ckks_decryptor(const char* operation) const;
+  [[nodiscard]] const bfv::Encryptor& bfv_encryptor(const char* operation) const;
+  [[nodiscard]] const bfv::Decryptor& bfv_decryptor(const char* operation) const;
+
+  // ---- serialization ----
+  // Parameters, flags and global scale, and each kind of key asked for and
+  // present, in heft's format (docs/format.md: frames of rlwe serialization
+  // after a short header of this layer).
+  struct SaveParts {
+    bool public_key = true;
+    bool secret_key = true;
+    bool galois_keys = true;
+    bool relin_keys = true;
+  };
+  [[nodiscard]] rlwe::Bytes serialize(const SaveParts& parts,
+                                      const rlwe::SaveOptions& options = {}) const;
+  [[nodiscard]] rlwe::Bytes serialize() const { return serialize(SaveParts{}); }
+  // FormatError for malformed bytes, MismatchError for keys of other
+  // parameters (and what rlwe's loaders throw).
+  [[nodiscard]] static Ptr load(std::span<const uint8_t> bytes,
+                                const rlwe::LoadOptions& options = {});
+
+ private:
+  void require_scheme(Scheme scheme, const char* operation) const;
+  [[nodiscard]] const rlwe::KeyGenerator& key_generator(const char* operation) const;
+  void make_scheme_objects();
+  // (Re)makes the encryptor and decryptor from the keys present.
+  void make_crypto_objects();
+
+  std::shared_ptr<const rlwe::Context> context_;
+  Scheme scheme_ = Scheme::ckks;
+  double global_scale_ = 0;
+  bool auto_relin_ = true, auto_rescale_ = true, auto_mod_switch_ = true;
+
+  std::optional<rlwe::SecretKey> secret_key_;
+  std::optional<rlwe::KeyGenerator> keygen_;  // present with the secret key
+  std::optional<rlwe::PublicKey> public_key_;
+  std::optional<rlwe::RelinKey> relin_key_;
+  std::optional<rlwe::GaloisKeys> galois_keys_;
+
+  std::optional<ckks::Encoder> ckks_encoder_;
+  std::optional<ckks::Evaluator> ckks_automatic_, ckks_manual_;
+  std::optional<schemes::BatchEncoder> batch_encoder_;
+  std::optional<bfv::Evaluator> bfv_evaluator_;
+  // Made from the keys above (and dropped with them).
+  std::optional<rlwe::Encryptor> ckks_encryptor_;
+  std::optional<rlwe::Decryptor> ckks_decryptor_;
+  std::optional<bfv::Encryptor> bfv_encryptor_;
+  std::optional<bfv::Decryptor> bfv_decryptor_;
+};
+
+}  // namespace heft::tensor

@@ -1,0 +1,293 @@
+// CKKSVector: encryption, decryption and the element-wise operations
+// (reductions, polynomials and matrix products are in
+// ckks_vector_products.cpp and ckks_vector_matmul.cpp).
+#include "heft/tensor/ckks_vector.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "heft/util/error.hpp"
+#include "tensor/chunks.hpp"
+#include "tensor/ckks_vector_ops.hpp"
+#include "tensor/messages.hpp"
+#include "tensor/power_tree.hpp"
+
+namespace heft::tensor {
+
+using rlwe::Ciphertext;
+
+// ---- per-ciphertext steps ----
+
+void CKKSVectorOps::align_levels(const TensorContext& context, Ciphertext& a, Ciphertext& b) {
+  const auto& evaluator = context.ckks_evaluator();
+  if (evaluator.mode() == ckks::ScaleMode::automatic || !context.auto_mod_switch()) return;
+  if (a.level() > b.level()) a = evaluator.drop_to_level(a, b.level());
+  if (b.level() > a.level()) b = evaluator.drop_to_level(b, a.level());
+}
+
+Ciphertext CKKSVectorOps::finish_product(const TensorContext& context, Ciphertext product) {
+  if (context.auto_rescale() && product.needs_rescale && product.level() > 0)
+    return context.ckks_evaluator().rescale(product);
+  return product;
+}
+
+Ciphertext CKKSVectorOps::product(const TensorContext& context, const Ciphertext& a_in,
+                                  const Ciphertext& b_in, const char* operation) {
+  const auto& evaluator = context.ckks_evaluator();
+  Ciphertext a = a_in.clone(), b = b_in.clone();
+  align_levels(context, a, b);
+  if (!context.auto_relin()) return finish_product(context, evaluator.multiply(a, b));
+  const auto& relin = context.relin_key(operation);
+  // Relinearization and rescale share one division (relinearize_rescale).
+  if (context.auto_rescale()) return evaluator.multiply_rescale(a, b, relin);
+  return evaluator.multiply(a, b, relin);
+}
+
+Ciphertext CKKSVectorOps::plain_product(const TensorContext& context, const Ciphertext& a,
+                                        std::span<const double> values) {
+  const auto& evaluator = context.ckks_evaluator();
+  const std::size_t level = evaluator.effective_level(a);
+  const auto plain = context.ckks_encoder().encode(values, evaluator.scale_at(level), level);
+  return finish_product(context, evaluator.multiply_plain(a, plain));
+}
+
+Ciphertext CKKSVectorOps::plain_sum(const TensorContext& context, const Ciphertext& a,
+                                    std::span<const double> values, bool subtract) {
+  const auto& evaluator = context.ckks_evaluator();
+  const auto plain = context.ckks_encoder().encode(values, evaluator.effective_scale(a),
+                                                   evaluator.effective_level(a));
+  return subtract ? evaluator.sub_plain(a, plain) : evaluator.add_plain(a, plain);
+}
+
+// ---- construction ----
+
+CKKSVector::CKKSVector(TensorContext::Ptr context, std::vector<Ciphertext> chunks, std::size_t size,
+                       bool clean_padding)
+    : context_(std::move(context)),
+      chunks_(std::move(chunks)),
+      size_(size),
+      clean_padding_(clean_padding) {}
+
+CKKSVector CKKSVector::encrypt(TensorContext::Ptr context, std::span<const double> values,
+                               double scale) {
+  constexpr const char* op = "CKKSVector::encrypt";
+  if (!context) throw InvalidArgument(std::string(op) + ": no context");
+  if (values.empty()) throw InvalidArgument(std::string(op) + ": an empty vector");
+  const auto& encoder = context->ckks_encoder();
+  const auto& encryptor = context->ckks_encryptor(op);
+  if (scale == 0) scale = context->global_scale();
+  const std::size_t slots = context->slot_count();
+  const std::size_t level = context->rlwe_context()->max_level();
+  CKKSVector out(context, {}, values.size(), true);
+  out.chunks_ = detail::map_chunks(detail::chunk_count(values.size(), slots), [&](std::size_t c) {
+    const auto part = values.subspan(c * slots, std::min(slots, values.size() - c * slots));
+    return encryptor.encrypt(encoder.encode(part, scale, level));
+  });
+  return out;
+}
+
+CKKSVector CKKSVector::copy() const {
+  return {context_, chunks_copy(), size_, clean_padding_};
+}
+
+std::vector<double> CKKSVector::decrypt() const {
+  constexpr const char* op = "CKKSVector::decrypt";
+  require_valid(op);
+  const auto& decryptor = context_->ckks_decryptor(op);
+  const auto& encoder = context_->ckks_encoder();
+  const std::size_t slots = context_->slot_count();
+  std::vector<double> out(size_);
+  const auto fill = [&](std::size_t c) {
+    const auto values = encoder.decode_real(decryptor.decrypt(chunks_[c]));
+    const std::size_t count = std::min(slots, size_ - c * slots);
+    std::copy_n(values.begin(), count, out.begin() + static_cast<std::ptrdiff_t>(c * slots));
+  };
+  if (chunks_.size() == 1) {
+    fill(0);
+  } else {
+    parallel_for(0, chunks_.size(), fill);
+  }
+  return out;
+}
+
+std::size_t CKKSVector::level() const {
+  require_valid("CKKSVector::level");
+  const auto& evaluator = context_->ckks_evaluator();
+  std::size_t level = evaluator.effective_level(chunks_[0]);
+  for (const auto& ct : chunks_)
+    level = std::min(level, evaluator.effective_level(ct));
+  return level;
+}
+
+double CKKSVector::scale() const {
+  require_valid("CKKSVector::scale");
+  return context_->ckks_evaluator().effective_scale(chunks_[0]);
+}
+
+void CKKSVector::require_valid(const char* operation) const {
+  if (!context_ || chunks_.empty())
+    throw InvalidArgument(std::string(operation) + ": an empty CKKSVector (encrypt one first)");
+}
+
+void CKKSVector::require_compatible(const CKKSVector& other, const char* operation) const {
+  require_valid(operation);
+  other.require_valid(operation);
+  detail::require_same_context(context_, other.context_, operation);
+  detail::require_same_size(size_, other.size_, operation);
+}
+
+std::vector<double> CKKSVector::chunk_values(std::span<const double> plain, std::size_t c) const {
+  const std::size_t slots = context_->slot_count();
+  const std::size_t begin = c * slots, count = std::min(slots, size_ - begin);
+  return {plain.begin() + static_cast<std::ptrdiff_t>(begin),
+          plain.begin() + static_cast<std::ptrdiff_t>(begin + count)};
+}
+
+// ---- addition and subtraction ----
+
+CKKSVector CKKSVector::add_or_sub(const CKKSVector& other, bool subtract,
+                                  const char* operation) const {
+  require_compatible(other, operation);
+  const auto& evaluator = context_->ckks_evaluator();
+  auto chunks = detail::map_chunks(chunks_.size(), [&](std::size_t c) {
+    Ciphertext a = chunks_[c].clone(), b = other.chunks_[c].clone();
+    CKKSVectorOps::align_levels(*context_, a, b);
+    return subtract ? evaluator.sub(a, b) : evaluator.add(a, b);
+  });
+  return {context_, std::move(chunks), size_, clean_padding_ && other.clean_padding_};
+}
+
+CKKSVector CKKSVector::add_or_sub(std::span<const double> plain, bool subtract,
+                                  const char* operation) const {
+  require_valid(operation);
+  detail::require_same_size(size_, plain.size(), operation);
+  auto chunks = detail::map_chunks(chunks_.size(), [&](std::size_t c) {
+    return CKKSVectorOps::plain_sum(*context_, chunks_[c], chunk_values(plain, c), subtract);
+  });
+  return {context_, std::move(chunks), size_, clean_padding_};
+}
+
+CKKSVector CKKSVector::add(const CKKSVector& other) const {
+  return add_or_sub(other, false, "CKKSVector::add");
+}
+CKKSVector CKKSVector::sub(const CKKSVector& other) const {
+  return add_or_sub(other, true, "CKKSVector::sub");
+}
+CKKSVector CKKSVector::add(std::span<const double> plain) const {
+  return add_or_sub(plain, false, "CKKSVector::add");
+}
+CKKSVector CKKSVector::sub(std::span<const double> plain) const {
+  return add_or_sub(plain, true, "CKKSVector::sub");
+}
+// A scalar is added to the vector's own slots only, as a plain vector, so
+// the padding keeps its zeros.
+CKKSVector CKKSVector::add(double scalar) const {
+  return add_or_sub(std::vector<double>(size_, scalar), false, "CKKSVector::add");
+}
+CKKSVector CKKSVector::sub(double scalar) const {
+  return add_or_sub(std::vector<double>(size_, scalar), true, "CKKSVector::sub");
+}
+
+// ---- multiplication ----
+
+CKKSVector CKKSVector::mul(const CKKSVector& other) const {
+  constexpr const char* op = "CKKSVector::mul";
+  require_compatible(other, op);
+  detail::require_levels(1, std::min(level(), other.level()), op);
+  auto chunks = detail::map_chunks(chunks_.size(), [&](std::size_t c) {
+    return CKKSVectorOps::product(*context_, chunks_[c], other.chunks_[c], op);
+  });
+  return {context_, std::move(chunks), size_, clean_padding_ || other.clean_padding_};
+}
+
+CKKSVector CKKSVector::mul(std::span<const double> plain) const {
+  constexpr const char* op = "CKKSVector::mul";
+  require_valid(op);
+  detail::require_same_size(size_, plain.size(), op);
+  detail::require_levels(1, level(), op);
+  auto chunks = detail::map_chunks(chunks_.size(), [&](std::size_t c) {
+    return CKKSVectorOps::plain_product(*context_, chunks_[c], chunk_values(plain, c));
+  });
+  return {context_, std::move(chunks), size_, true};
+}
+
+CKKSVector CKKSVector::mul(double scalar) const {
+  constexpr const char* op = "CKKSVector::mul";
+  require_valid(op);
+  // An integer is an exact multiple and costs no level.
+  const bool integer = std::round(scalar) == scalar && std::abs(scalar) < 4.6e18;
+  if (!integer) detail::require_levels(1, level(), op);
+  const auto& evaluator = context_->ckks_evaluator();
+  auto chunks = detail::map_chunks(chunks_.size(), [&](std::size_t c) {
+    return CKKSVectorOps::finish_product(*context_, evaluator.multiply_scalar(chunks_[c], scalar));
+  });
+  return {context_, std::move(chunks), size_, clean_padding_};
+}
+
+CKKSVector CKKSVector::negate() const {
+  require_valid("CKKSVector::negate");
+  const auto& evaluator = context_->ckks_evaluator();
+  auto chunks = detail::map_chunks(chunks_.size(),
+                                   [&](std::size_t c) { return evaluator.negate(chunks_[c]); });
+  return {context_, std::move(chunks), size_, clean_padding_};
+}
+
+CKKSVector CKKSVector::square() const {
+  constexpr const char* op = "CKKSVector::square";
+  require_valid(op);
+  detail::require_levels(1, level(), op);
+  auto chunks = detail::map_chunks(chunks_.size(), [&](std::size_t c) {
+    return CKKSVectorOps::product(*context_, chunks_[c], chunks_[c], op);
+  });
+  return {context_, std::move(chunks), size_, clean_padding_};
+}
+
+CKKSVector CKKSVector::pow(unsigned k) const {
+  constexpr const char* op = "CKKSVector::pow";
+  require_valid(op);
+  if (k == 0) {
+    // TenSEAL's pow(0): ones in the vector's slots (x * 0, exact, plus 1).
+    return mul(0.0).add(1.0);
+  }
+  detail::require_levels(detail::power_depth(k), level(), op);
+  const auto multiply = [&](const Ciphertext& a, const Ciphertext& b) {
+    return CKKSVectorOps::product(*context_, a, b, op);
+  };
+  auto chunks = detail::map_chunks(
+      chunks_.size(), [&](std::size_t c) { return detail::power_tree(chunks_[c], k, multiply); });
+  return {context_, std::move(chunks), size_, clean_padding_};
+}
+
+// ---- in-place forms: computed aside, then swapped in (operands unchanged
+// on error) ----
+
+CKKSVector& CKKSVector::add_inplace(const CKKSVector& other) {
+  return *this = add(other);
+}
+CKKSVector& CKKSVector::add_inplace(std::span<const double> plain) {
+  return *this = add(plain);
+}
+CKKSVector& CKKSVector::add_inplace(double scalar) {
+  return *this = add(scalar);
+}
+CKKSVector& CKKSVector::sub_inplace(const CKKSVector& other) {
+  return *this = sub(other);
+}
+CKKSVector& CKKSVector::sub_inplace(std::span<const double> plain) {
+  return *this = sub(plain);
+}
+CKKSVector& CKKSVector::sub_inplace(double scalar) {
+  return *this = sub(scalar);
+}
+CKKSVector& CKKSVector::mul_inplace(const CKKSVector& other) {
+  return *this = mul(other);
+}
+CKKSVector& CKKSVector::mul_inplace(std::span<const double> plain) {
+  return *this = mul(plain);
+}
+CKKSVector& CKKSVector::mul_inplace(double scalar) {
+  return *this = mul(scalar);
+}
+
+}  // namespace heft::tensor

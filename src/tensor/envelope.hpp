@@ -1,0 +1,86 @@
+// The container the tensor layer saves its objects in: a short header of
+// its own (magic, version, a few fixed-width fields, little-endian) followed
+// by frames of heft's rlwe serialization, each self-delimiting
+// (docs/format.md, "Tensor objects"). Reading checks every field it takes
+// and throws FormatError on short or malformed input.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <sstream>
+#include <string>
+
+#include "heft/rlwe/serialization.hpp"
+#include "heft/util/error.hpp"
+
+namespace heft::tensor::detail {
+
+using Magic = std::array<char, 8>;
+
+class EnvelopeWriter {
+ public:
+  EnvelopeWriter(const Magic& magic, uint16_t version) {
+    bytes_.insert(bytes_.end(), magic.begin(), magic.end());
+    u16(version);
+  }
+  void u8(uint8_t value) { bytes_.push_back(value); }
+  void u16(uint16_t value) { little_endian(value, 2); }
+  void u64(uint64_t value) { little_endian(value, 8); }
+  void f64(double value) { u64(std::bit_cast<uint64_t>(value)); }
+  void frame(const rlwe::Bytes& frame) { bytes_.insert(bytes_.end(), frame.begin(), frame.end()); }
+  [[nodiscard]] rlwe::Bytes take() { return std::move(bytes_); }
+
+ private:
+  void little_endian(uint64_t value, int bytes) {
+    for (int i = 0; i < bytes; ++i)
+      bytes_.push_back(static_cast<uint8_t>(value >> (8 * i)));
+  }
+  rlwe::Bytes bytes_;
+};
+
+class EnvelopeReader {
+ public:
+  // FormatError naming `what` unless the bytes start with `magic` and
+  // `version`.
+  EnvelopeReader(std::span<const uint8_t> bytes, const Magic& magic, uint16_t version,
+                 const char* what)
+      : in_(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())), what_(what) {
+    Magic found{};
+    read(found.data(), found.size());
+    if (found != magic) fail("not a saved " + std::string(what_) + " (wrong magic)");
+    if (u16() != version) fail("unsupported version");
+  }
+  uint8_t u8() { return static_cast<uint8_t>(little_endian(1)); }
+  uint16_t u16() { return static_cast<uint16_t>(little_endian(2)); }
+  uint64_t u64() { return little_endian(8); }
+  double f64() { return std::bit_cast<double>(u64()); }
+  // One rlwe frame (its header is checked before the rest is read).
+  rlwe::Bytes frame(const rlwe::LoadOptions& options) { return rlwe::read_object(in_, options); }
+  // FormatError unless every byte was read.
+  void finish() {
+    if (in_.peek() != std::char_traits<char>::eof()) fail("trailing bytes");
+  }
+  [[noreturn]] void fail(const std::string& why) const {
+    throw FormatError("load " + std::string(what_) + ": " + why);
+  }
+
+ private:
+  void read(char* out, std::size_t count) {
+    if (!in_.read(out, static_cast<std::streamsize>(count))) fail("truncated");
+  }
+  uint64_t little_endian(int bytes) {
+    std::array<char, 8> raw{};
+    read(raw.data(), static_cast<std::size_t>(bytes));
+    uint64_t value = 0;
+    for (int i = 0; i < bytes; ++i)
+      value |= static_cast<uint64_t>(static_cast<uint8_t>(raw[i])) << (8 * i);
+    return value;
+  }
+  std::istringstream in_;
+  const char* what_;
+};
+
+}  // namespace heft::tensor::detail
