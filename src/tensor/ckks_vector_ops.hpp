@@ -17,6 +17,7 @@ class CKKSVectorOps {
                          std::size_t size, bool clean_padding) {
     return CKKSVector(std::move(context), std::move(chunks), size, clean_padding);
   }
+  static std::vector<rlwe::Ciphertext>& chunks(CKKSVector& x) { return x.chunks_; }
   static CKKSVector with_zero_padding(const CKKSVector& x, const char* operation) {
     return x.with_zero_padding(operation);
   }
