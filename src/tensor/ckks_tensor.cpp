@@ -128,7 +128,9 @@ CKKSTensor CKKSTensor::combine(const CKKSTensor& other, int kind, const char* op
   auto elements = detail::map_chunks(mine.size(), [&](std::size_t e) {
     const Ciphertext &x = elements_[mine[e]], &y = other.elements_[theirs[e]];
     if (kind == kMul) return CKKSVectorOps::product(*context_, x, y, operation);
-    Ciphertext a = x.clone(), b = y.clone();
+    if (!CKKSVectorOps::aligns_levels(*context_) || x.level() == y.level())
+      return kind == kSub ? evaluator.sub(x, y) : evaluator.add(x, y);
+    Ciphertext a = x.clone(), b = y.clone();  // copies only to align them here
     CKKSVectorOps::align_levels(*context_, a, b);
     return kind == kSub ? evaluator.sub(a, b) : evaluator.add(a, b);
   });
