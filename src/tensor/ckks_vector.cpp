@@ -19,9 +19,13 @@ using rlwe::Ciphertext;
 
 // ---- per-ciphertext steps ----
 
+bool CKKSVectorOps::aligns_levels(const TensorContext& context) {
+  return context.ckks_evaluator().mode() != ckks::ScaleMode::automatic && context.auto_mod_switch();
+}
+
 void CKKSVectorOps::align_levels(const TensorContext& context, Ciphertext& a, Ciphertext& b) {
   const auto& evaluator = context.ckks_evaluator();
-  if (evaluator.mode() == ckks::ScaleMode::automatic || !context.auto_mod_switch()) return;
+  if (!aligns_levels(context)) return;
   if (a.level() > b.level()) a = evaluator.drop_to_level(a, b.level());
   if (b.level() > a.level()) b = evaluator.drop_to_level(b, a.level());
 }
@@ -35,8 +39,12 @@ Ciphertext CKKSVectorOps::finish_product(const TensorContext& context, Ciphertex
 Ciphertext CKKSVectorOps::product(const TensorContext& context, const Ciphertext& a_in,
                                   const Ciphertext& b_in, const char* operation) {
   const auto& evaluator = context.ckks_evaluator();
-  Ciphertext a = a_in.clone(), b = b_in.clone();
-  align_levels(context, a, b);
+  if (aligns_levels(context) && a_in.level() != b_in.level()) {
+    Ciphertext a = a_in.clone(), b = b_in.clone();
+    align_levels(context, a, b);
+    return product(context, a, b, operation);  // now at one level: no copy
+  }
+  const Ciphertext &a = a_in, &b = b_in;
   if (!context.auto_relin()) return finish_product(context, evaluator.multiply(a, b));
   const auto& relin = context.relin_key(operation);
   // Relinearization and rescale share one division (relinearize_rescale).
@@ -151,9 +159,15 @@ CKKSVector CKKSVector::add_or_sub(const CKKSVector& other, bool subtract,
   require_compatible(other, operation);
   const auto& evaluator = context_->ckks_evaluator();
   auto chunks = detail::map_chunks(chunks_.size(), [&](std::size_t c) {
-    Ciphertext a = chunks_[c].clone(), b = other.chunks_[c].clone();
-    CKKSVectorOps::align_levels(*context_, a, b);
-    return subtract ? evaluator.sub(a, b) : evaluator.add(a, b);
+    const Ciphertext &x = chunks_[c], &y = other.chunks_[c];
+    // Copies only when the flags make this layer align levels (a copy of
+    // two ciphertexts costs as much as the sum itself).
+    if (CKKSVectorOps::aligns_levels(*context_) && x.level() != y.level()) {
+      Ciphertext a = x.clone(), b = y.clone();
+      CKKSVectorOps::align_levels(*context_, a, b);
+      return subtract ? evaluator.sub(a, b) : evaluator.add(a, b);
+    }
+    return subtract ? evaluator.sub(x, y) : evaluator.add(x, y);
   });
   return {context_, std::move(chunks), size_, clean_padding_ && other.clean_padding_};
 }

@@ -17,10 +17,13 @@ class CKKSVectorOps {
                          std::size_t size, bool clean_padding) {
     return CKKSVector(std::move(context), std::move(chunks), size, clean_padding);
   }
+  static std::vector<rlwe::Ciphertext>& chunks(CKKSVector& x) { return x.chunks_; }
   static CKKSVector with_zero_padding(const CKKSVector& x, const char* operation) {
     return x.with_zero_padding(operation);
   }
 
+  // Whether align_levels does anything under the context's flags.
+  static bool aligns_levels(const TensorContext& context);
   // a and b brought to one level when the flags ask the tensor layer to do
   // it (manual scale mode with auto_mod_switch); copies only when needed.
   static void align_levels(const TensorContext& context, rlwe::Ciphertext& a, rlwe::Ciphertext& b);

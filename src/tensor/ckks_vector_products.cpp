@@ -11,6 +11,7 @@
 #include "tensor/chunks.hpp"
 #include "tensor/ckks_vector_ops.hpp"
 #include "tensor/messages.hpp"
+#include "tensor/polynomial_split.hpp"
 
 namespace heft::tensor {
 
@@ -107,15 +108,9 @@ CKKSVector CKKSVector::dot(std::span<const double> plain) const {
 CKKSVector CKKSVector::polyval(std::span<const double> coefficients) const {
   constexpr const char* op = "CKKSVector::polyval";
   require_valid(op);
-  if (coefficients.empty()) throw InvalidArgument(std::string(op) + ": no coefficients");
-  for (const double c : coefficients)
-    if (!std::isfinite(c)) throw InvalidArgument(std::string(op) + ": a coefficient is not finite");
-  // The constant term goes into the vector's own slots as a plain vector
-  // (the padding keeps its zeros); the rest, p(x) - p(0), is 0 at 0.
-  std::vector<double> rest(coefficients.begin(), coefficients.end());
-  const double constant = rest[0];
-  rest[0] = 0;
-  const auto polynomial = circuits::Polynomial::power(std::span<const double>(rest));
+  // The constant goes into the own slots as a plain vector (the padding
+  // keeps its zeros); the rest is 0 at 0.
+  const auto [polynomial, constant] = detail::split_polynomial(coefficients, op);
   if (polynomial.degree() == 0) return mul(0.0).add(constant);
   detail::require_levels(polynomial.depth(), level(), op);
   const circuits::PolynomialEvaluator evaluator(context_->rlwe_context(), context_->relin_key(op));

@@ -47,6 +47,29 @@ double log2_modulus(const rlwe::Parameters& parameters) {
 }
 
 // A copy of a key-switching key (keys are explicit to copy).
+// The top level's scale for a requested CKKS scale. heft's evaluator gives
+// level l - 1 the scale s_l^2 / q_l, which doubles any gap between the scale
+// and the primes at every level: TenSEAL's MNIST set (scale 2^21, 21-bit
+// primes that are all below 2^20.8, the only ones of 21 bits for N = 8192)
+// would reach 2^41 at level 1. When the requested scale drifts by more than
+// a bit so, the chain is built from the bottom instead (s_l = sqrt(s_(l-1)
+// q_l) from s_0 = the request), which stays between the request and the
+// primes at every level.
+double stable_top_scale(const rlwe::Parameters& parameters, double requested) {
+  const auto& primes = parameters.ciphertext_moduli;
+  double scale = requested;
+  bool drifts = false;
+  for (std::size_t level = primes.size() - 1; level > 0; --level) {
+    scale = scale * scale / static_cast<double>(primes[level]);
+    drifts = drifts || std::abs(std::log2(scale / requested)) > 1;
+  }
+  if (!drifts) return requested;
+  scale = requested;
+  for (std::size_t level = 1; level < primes.size(); ++level)
+    scale = std::sqrt(scale * static_cast<double>(primes[level]));
+  return scale;
+}
+
 rlwe::KeySwitchKey clone_key(const rlwe::KeySwitchKey& key) {
   rlwe::KeySwitchKey copy;
   copy.context = key.context;
@@ -84,15 +107,19 @@ TensorContext::Ptr TensorContext::create(const TenSEALArguments& arguments) {
   }
   auto parameters =
       rlwe::make_parameters(arguments.poly_modulus_degree, bits, special, 0, arguments.security);
+  double global_scale = arguments.global_scale;
   if (arguments.scheme == Scheme::ckks) {
-    parameters.scale = arguments.global_scale > 0
-                           ? arguments.global_scale
-                           : std::ldexp(1.0, bits.size() > 1 ? bits[1] : bits[0] / 2);
+    const double requested = arguments.global_scale > 0
+                                 ? arguments.global_scale
+                                 : std::ldexp(1.0, bits.size() > 1 ? bits[1] : bits[0] / 2);
+    parameters.scale = stable_top_scale(parameters, requested);
+    // Fresh values at the top level's scale: any other would drift again.
+    if (parameters.scale != requested) global_scale = parameters.scale;
   } else {
     parameters.plain_modulus = arguments.plain_modulus;
   }
   if (arguments.n_threads > 0) set_num_threads(arguments.n_threads);
-  return create(parameters, arguments.global_scale);
+  return create(parameters, global_scale);
 }
 
 TensorContext::Ptr TensorContext::create_ckks(const ckks::ParameterRequest& request,

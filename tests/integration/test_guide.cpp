@@ -29,6 +29,7 @@
 #include "heft/schemes/integer_parameters.hpp"
 #include "heft/tensor/ckks_vector.hpp"
 #include "heft/tensor/context.hpp"
+#include "heft/tensor/images.hpp"
 #include "heft/util/error.hpp"
 
 namespace {
@@ -381,7 +382,17 @@ TEST(Guide, TensorsWalkthrough) {
   auto server = heft::tensor::TensorContext::load(ctx->serialize(parts));
   auto remote = heft::tensor::CKKSVector::load(server, enc.serialize());
   auto remote_sum = heft::tensor::CKKSVector::load(ctx, remote.sum().serialize());  // 10
+
+  // A 6x6 image, two 3x3 kernels with stride 3: 2x2 windows per channel.
+  heft::tensor::Matrix image(6, std::vector<double>(6, 1.0));
+  auto encoded = heft::tensor::im2col_encoding(ctx, image, 3, 3, 3);  // encoded.windows: 4
+  std::vector<heft::tensor::CKKSVector> channels;
+  channels.push_back(encoded.vector.conv2d_im2col(heft::tensor::Matrix(3, {1, 1, 1}), 4));
+  channels.push_back(encoded.vector.conv2d_im2col(heft::tensor::Matrix(3, {0, 0, 1}), 4));
+  auto features = heft::tensor::pack_vectors(channels);  // 9, 9, 9, 9, 3, 3, 3, 3
   // ---- end guide
+  EXPECT_EQ(encoded.windows, 4u);
+  EXPECT_LT(max_error(features.decrypt(), {9, 9, 9, 9, 3, 3, 3, 3}), 1e-4);
   EXPECT_FALSE(server->is_private());
   EXPECT_THROW((void)remote.decrypt(), heft::InvalidArgument);
   EXPECT_LT(max_error(doubled_square.decrypt(), {0, 2, 8, 18, 32}), 1e-4);

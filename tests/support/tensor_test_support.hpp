@@ -27,6 +27,12 @@ inline TensorContext::Ptr make_ckks_context(std::size_t levels = 3, bool galois 
   return context;
 }
 
+// One make_ckks_context(3) per test process, shared by its tests.
+inline const TensorContext::Ptr& shared_ckks_context() {
+  static const auto context = make_ckks_context(3);
+  return context;
+}
+
 // BFV, N = 4096 (4096 slots in two rows), t = 1032193 (TenSEAL's example
 // batching prime), primes 60 x 3 and a 60-bit special prime.
 inline TensorContext::Ptr make_bfv_context(bool galois = true) {

@@ -20,9 +20,8 @@ namespace {
 
 using Reals = std::vector<double>;
 
-TensorContext::Ptr& context() {
-  static auto c = testing::make_ckks_context(3);
-  return c;
+const TensorContext::Ptr& context() {
+  return testing::shared_ckks_context();
 }
 
 void expect_close(const Reals& got, const Reals& want, double tol) {

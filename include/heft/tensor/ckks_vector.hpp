@@ -106,6 +106,16 @@ class HEFT_EXPORT CKKSVector {
   // vector's context and level (generate_galois_keys(steps) to enable it).
   [[nodiscard]] std::vector<int64_t> matmul_galois_steps(std::size_t rows,
                                                          std::size_t columns) const;
+  // TenSEAL's conv2d_im2col: this vector must be an im2col encoding
+  // (heft/tensor/images.hpp) for a kernel of this shape over `windows`
+  // windows; the result holds the convolution, one value per window. One
+  // plain multiplication (a level) and log2(kernel elements) rotations by
+  // multiples of the padded window count (powers of two: the default
+  // Galois keys). MismatchError when the sizes do not fit, InvalidArgument
+  // for an empty, ragged or non-finite kernel, missing keys, no level left.
+  // The result's padding is not zero (see pack_vectors).
+  [[nodiscard]] CKKSVector conv2d_im2col(const std::vector<std::vector<double>>& kernel,
+                                         std::size_t windows) const;
   // sum_k coefficients[k] x^k (TenSEAL's polyval: lowest degree first),
   // through circuits::PolynomialEvaluator in ceil(log2(degree + 1)) levels.
   [[nodiscard]] CKKSVector polyval(std::span<const double> coefficients) const;

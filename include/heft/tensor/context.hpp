@@ -61,8 +61,14 @@ struct HEFT_EXPORT TenSEALArguments {
   // for the degree (128-bit security). CKKS needs them.
   std::vector<int> coeff_mod_bit_sizes;
   uint64_t plain_modulus = 0;  // BFV: the batching prime t
-  double global_scale = 0;     // CKKS: the scale of fresh encryptions (0: 2^(bits of q_1))
-  std::size_t n_threads = 0;   // > 0: heft::set_num_threads(n_threads) (process-wide)
+  // CKKS: the scale of fresh encryptions (0: 2^(bits of q_1)). When the
+  // primes sit so far from it that rescaling would drift more than a bit
+  // away by the last level (TenSEAL's MNIST set: 2^21 over 21-bit primes
+  // below 2^20.8), the levels' scales are chained from the bottom, which
+  // holds 2^21 there, and fresh encryptions take the top level's scale
+  // (global_scale() reports it: 2^20.4 for that set).
+  double global_scale = 0;
+  std::size_t n_threads = 0;  // > 0: heft::set_num_threads(n_threads) (process-wide)
   rlwe::SecurityLevel security = rlwe::SecurityLevel::classic128;
 };
 

@@ -1,0 +1,92 @@
+// CKKSTensor: an encrypted N-D tensor of reals, batched on its first axis
+// as TenSEAL's CKKSTensor(batch=True): axis 0 (the batch, at most N/2
+// values) runs along the slots, and each element of the other axes is one
+// ciphertext (row-major), so that one evaluation serves every batch entry.
+// A 1-D tensor is one ciphertext of its values.
+//
+// Element-wise operations take a tensor (the same batch; the other axes
+// broadcast by numpy's rules), a PlainTensor (broadcast to this tensor's
+// shape, batch axis included) or a scalar. Products take a level, as in
+// CKKSVector; polyval its polynomial's depth. sum(0) adds the batch
+// (rotations by 1, 2, 4, ... below it), sum(axis > 0) adds ciphertexts;
+// reshape and transpose act on the axes after the batch and move only
+// ciphertexts. mm multiplies a [batch, n] tensor by a plain n x m matrix
+// (scalar products summed per output, one level).
+//
+// Errors are typed as CKKSVector's (MismatchError for shapes that do not
+// broadcast or differ, contexts that differ; InvalidArgument for missing
+// keys, no level left, bad axes); a failed call leaves its operands as
+// they were.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "heft/export.hpp"
+#include "heft/rlwe/ciphertext.hpp"
+#include "heft/tensor/context.hpp"
+#include "heft/tensor/plain_tensor.hpp"
+
+namespace heft::tensor {
+
+class HEFT_EXPORT CKKSTensor {
+ public:
+  CKKSTensor() = default;
+  CKKSTensor(CKKSTensor&&) noexcept = default;
+  CKKSTensor& operator=(CKKSTensor&&) noexcept = default;
+  CKKSTensor(const CKKSTensor&) = delete;
+  CKKSTensor& operator=(const CKKSTensor&) = delete;
+  [[nodiscard]] CKKSTensor copy() const;
+
+  // InvalidArgument for a BFV context, a batch longer than N/2, a value
+  // that is not finite.
+  [[nodiscard]] static CKKSTensor encrypt(TensorContext::Ptr context, const PlainTensor& plain);
+  [[nodiscard]] PlainTensor decrypt() const;
+
+  [[nodiscard]] const Shape& shape() const noexcept { return shape_; }
+  [[nodiscard]] std::size_t batch_size() const noexcept { return shape_.empty() ? 0 : shape_[0]; }
+  [[nodiscard]] const std::vector<rlwe::Ciphertext>& ciphertexts() const noexcept {
+    return elements_;
+  }
+  [[nodiscard]] const TensorContext::Ptr& context() const noexcept { return context_; }
+  [[nodiscard]] std::size_t level() const;
+
+  [[nodiscard]] CKKSTensor add(const CKKSTensor& other) const;
+  [[nodiscard]] CKKSTensor sub(const CKKSTensor& other) const;
+  [[nodiscard]] CKKSTensor mul(const CKKSTensor& other) const;
+  [[nodiscard]] CKKSTensor add(const PlainTensor& plain) const;
+  [[nodiscard]] CKKSTensor sub(const PlainTensor& plain) const;
+  [[nodiscard]] CKKSTensor mul(const PlainTensor& plain) const;
+  [[nodiscard]] CKKSTensor add(double scalar) const;
+  [[nodiscard]] CKKSTensor sub(double scalar) const;
+  [[nodiscard]] CKKSTensor mul(double scalar) const;
+  [[nodiscard]] CKKSTensor negate() const;
+  [[nodiscard]] CKKSTensor square() const;
+  // sum_k coefficients[k] x^k, lowest degree first.
+  [[nodiscard]] CKKSTensor polyval(std::span<const double> coefficients) const;
+
+  [[nodiscard]] CKKSTensor sum(std::size_t axis) const;
+  // A shape whose first axis is the batch (MismatchError otherwise).
+  [[nodiscard]] CKKSTensor reshape(const Shape& shape) const;
+  // The axes after the batch reversed (a batch of matrices transposed).
+  [[nodiscard]] CKKSTensor transpose() const;
+  // [batch, n] x plain [n, m] -> [batch, m].
+  [[nodiscard]] CKKSTensor mm(const PlainTensor& matrix) const;
+
+ private:
+  CKKSTensor(TensorContext::Ptr context, std::vector<rlwe::Ciphertext> elements, Shape shape,
+             bool clean_padding);
+  void require_valid(const char* operation) const;
+  // The shape after the batch ({1} for a 1-D tensor).
+  [[nodiscard]] Shape inner_shape() const;
+  [[nodiscard]] CKKSTensor combine(const CKKSTensor& other, int kind, const char* operation) const;
+  [[nodiscard]] CKKSTensor combine(const PlainTensor& plain, int kind, const char* operation) const;
+
+  TensorContext::Ptr context_;
+  std::vector<rlwe::Ciphertext> elements_;
+  Shape shape_;
+  bool clean_padding_ = true;  // slots past the batch hold zeros
+};
+
+}  // namespace heft::tensor

@@ -1,0 +1,322 @@
+// CKKSTensor (heft/tensor/ckks_tensor.hpp): the batch in the slots, one
+// ciphertext per element of the other axes; every operation maps over the
+// ciphertexts on the pool (tensor/chunks.hpp).
+#include "heft/tensor/ckks_tensor.hpp"
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "heft/circuits/polynomial.hpp"
+#include "heft/circuits/polynomial_evaluator.hpp"
+#include "heft/util/error.hpp"
+#include "tensor/chunks.hpp"
+#include "tensor/ckks_vector_ops.hpp"
+#include "tensor/messages.hpp"
+#include "tensor/polynomial_split.hpp"
+
+namespace heft::tensor {
+
+using rlwe::Ciphertext;
+
+namespace {
+
+enum Kind { kAdd = 0, kSub = 1, kMul = 2 };
+
+// For each element of `to` (row-major), the element of `from` that
+// numpy's broadcasting reads: the indices of `from`, stretched.
+std::vector<std::size_t> broadcast_sources(const Shape& from, const Shape& to) {
+  std::size_t count = 1;
+  for (const std::size_t n : from)
+    count *= n;
+  std::vector<double> indices(count);
+  for (std::size_t i = 0; i < count; ++i)
+    indices[i] = static_cast<double>(i);
+  const auto stretched = PlainTensor(std::move(indices), from).broadcast_to(to).data();
+  return {stretched.begin(), stretched.end()};
+}
+
+Shape without_batch(const Shape& shape) {
+  if (shape.size() == 1) return {1};
+  return {shape.begin() + 1, shape.end()};
+}
+
+}  // namespace
+
+CKKSTensor::CKKSTensor(TensorContext::Ptr context, std::vector<Ciphertext> elements, Shape shape,
+                       bool clean_padding)
+    : context_(std::move(context)),
+      elements_(std::move(elements)),
+      shape_(std::move(shape)),
+      clean_padding_(clean_padding) {}
+
+CKKSTensor CKKSTensor::copy() const {
+  std::vector<Ciphertext> elements;
+  for (const auto& ct : elements_)
+    elements.push_back(ct.clone());
+  return {context_, std::move(elements), shape_, clean_padding_};
+}
+
+void CKKSTensor::require_valid(const char* operation) const {
+  if (!context_ || elements_.empty())
+    throw InvalidArgument(std::string(operation) + ": an empty CKKSTensor (encrypt one first)");
+}
+
+Shape CKKSTensor::inner_shape() const {
+  return without_batch(shape_);
+}
+
+CKKSTensor CKKSTensor::encrypt(TensorContext::Ptr context, const PlainTensor& plain) {
+  constexpr const char* op = "CKKSTensor::encrypt";
+  if (!context) throw InvalidArgument(std::string(op) + ": no context");
+  if (plain.size() == 0) throw InvalidArgument(std::string(op) + ": an empty tensor");
+  const auto& encoder = context->ckks_encoder();
+  const auto& encryptor = context->ckks_encryptor(op);
+  const std::size_t batch = plain.shape()[0], inner = plain.size() / batch;
+  if (batch > context->slot_count())
+    throw InvalidArgument(std::string(op) + ": a batch of " + std::to_string(batch) +
+                          " does not fit the " + std::to_string(context->slot_count()) + " slots");
+  for (const double v : plain.data())
+    if (!std::isfinite(v)) throw InvalidArgument(std::string(op) + ": a value is not finite");
+  const std::size_t level = context->rlwe_context()->max_level();
+  auto elements = detail::map_chunks(inner, [&](std::size_t e) {
+    std::vector<double> values(batch);
+    for (std::size_t b = 0; b < batch; ++b)
+      values[b] = plain.data()[b * inner + e];
+    return encryptor.encrypt(encoder.encode(values, context->global_scale(), level));
+  });
+  return {std::move(context), std::move(elements), plain.shape(), true};
+}
+
+PlainTensor CKKSTensor::decrypt() const {
+  constexpr const char* op = "CKKSTensor::decrypt";
+  require_valid(op);
+  const auto& decryptor = context_->ckks_decryptor(op);
+  const auto& encoder = context_->ckks_encoder();
+  const std::size_t batch = batch_size(), inner = elements_.size();
+  std::vector<double> data(batch * inner);
+  parallel_for(0, inner, [&](std::size_t e) {
+    const auto values = encoder.decode_real(decryptor.decrypt(elements_[e]));
+    for (std::size_t b = 0; b < batch; ++b)
+      data[b * inner + e] = values[b];
+  });
+  return {std::move(data), shape_};
+}
+
+std::size_t CKKSTensor::level() const {
+  require_valid("CKKSTensor::level");
+  const auto& evaluator = context_->ckks_evaluator();
+  std::size_t level = evaluator.effective_level(elements_[0]);
+  for (const auto& ct : elements_)
+    level = std::min(level, evaluator.effective_level(ct));
+  return level;
+}
+
+CKKSTensor CKKSTensor::combine(const CKKSTensor& other, int kind, const char* operation) const {
+  require_valid(operation);
+  other.require_valid(operation);
+  detail::require_same_context(context_, other.context_, operation);
+  if (batch_size() != other.batch_size())
+    throw MismatchError(std::string(operation) + ": batch sizes differ (" +
+                        std::to_string(batch_size()) + " and " +
+                        std::to_string(other.batch_size()) + ")");
+  const Shape inner = PlainTensor::broadcast_shape(inner_shape(), other.inner_shape(), operation);
+  if (kind == kMul) detail::require_levels(1, std::min(level(), other.level()), operation);
+  const auto mine = broadcast_sources(inner_shape(), inner);
+  const auto theirs = broadcast_sources(other.inner_shape(), inner);
+  const auto& evaluator = context_->ckks_evaluator();
+  auto elements = detail::map_chunks(mine.size(), [&](std::size_t e) {
+    const Ciphertext &x = elements_[mine[e]], &y = other.elements_[theirs[e]];
+    if (kind == kMul) return CKKSVectorOps::product(*context_, x, y, operation);
+    if (!CKKSVectorOps::aligns_levels(*context_) || x.level() == y.level())
+      return kind == kSub ? evaluator.sub(x, y) : evaluator.add(x, y);
+    Ciphertext a = x.clone(), b = y.clone();  // copies only to align them here
+    CKKSVectorOps::align_levels(*context_, a, b);
+    return kind == kSub ? evaluator.sub(a, b) : evaluator.add(a, b);
+  });
+  Shape shape = {batch_size()};
+  if (shape_.size() > 1 || other.shape_.size() > 1)
+    shape.insert(shape.end(), inner.begin(), inner.end());
+  const bool clean = kind == kMul ? clean_padding_ || other.clean_padding_
+                                  : clean_padding_ && other.clean_padding_;
+  return {context_, std::move(elements), std::move(shape), clean};
+}
+
+CKKSTensor CKKSTensor::combine(const PlainTensor& plain, int kind, const char* operation) const {
+  require_valid(operation);
+  if (PlainTensor::broadcast_shape(shape_, plain.shape(), operation) != shape_)
+    throw MismatchError(std::string(operation) +
+                        ": the plain tensor does not broadcast to the "
+                        "encrypted one's shape");
+  if (kind == kMul) detail::require_levels(1, level(), operation);
+  const auto stretched = plain.broadcast_to(shape_);
+  const std::size_t batch = batch_size(), inner = elements_.size();
+  auto elements = detail::map_chunks(inner, [&](std::size_t e) {
+    std::vector<double> values(batch);
+    for (std::size_t b = 0; b < batch; ++b)
+      values[b] = stretched.data()[b * inner + e];
+    if (kind == kMul) return CKKSVectorOps::plain_product(*context_, elements_[e], values);
+    return CKKSVectorOps::plain_sum(*context_, elements_[e], values, kind == kSub);
+  });
+  return {context_, std::move(elements), shape_, clean_padding_ || kind == kMul};
+}
+
+CKKSTensor CKKSTensor::add(const CKKSTensor& other) const {
+  return combine(other, kAdd, "CKKSTensor::add");
+}
+CKKSTensor CKKSTensor::sub(const CKKSTensor& other) const {
+  return combine(other, kSub, "CKKSTensor::sub");
+}
+CKKSTensor CKKSTensor::mul(const CKKSTensor& other) const {
+  return combine(other, kMul, "CKKSTensor::mul");
+}
+CKKSTensor CKKSTensor::add(const PlainTensor& plain) const {
+  return combine(plain, kAdd, "CKKSTensor::add");
+}
+CKKSTensor CKKSTensor::sub(const PlainTensor& plain) const {
+  return combine(plain, kSub, "CKKSTensor::sub");
+}
+CKKSTensor CKKSTensor::mul(const PlainTensor& plain) const {
+  return combine(plain, kMul, "CKKSTensor::mul");
+}
+// Scalars as plain tensors of one value: written into the batch's slots
+// only, so the padding keeps its zeros.
+CKKSTensor CKKSTensor::add(double scalar) const {
+  return combine(PlainTensor({scalar}, {1}), kAdd, "CKKSTensor::add");
+}
+CKKSTensor CKKSTensor::sub(double scalar) const {
+  return combine(PlainTensor({scalar}, {1}), kSub, "CKKSTensor::sub");
+}
+CKKSTensor CKKSTensor::mul(double scalar) const {
+  return combine(PlainTensor({scalar}, {1}), kMul, "CKKSTensor::mul");
+}
+
+CKKSTensor CKKSTensor::negate() const {
+  require_valid("CKKSTensor::negate");
+  const auto& evaluator = context_->ckks_evaluator();
+  auto elements = detail::map_chunks(elements_.size(),
+                                     [&](std::size_t e) { return evaluator.negate(elements_[e]); });
+  return {context_, std::move(elements), shape_, clean_padding_};
+}
+
+CKKSTensor CKKSTensor::square() const {
+  return combine(*this, kMul, "CKKSTensor::square");
+}
+
+CKKSTensor CKKSTensor::polyval(std::span<const double> coefficients) const {
+  constexpr const char* op = "CKKSTensor::polyval";
+  require_valid(op);
+  // The constant goes into the own slots as a plain vector (the padding
+  // keeps its zeros); the rest is 0 at 0.
+  const auto [polynomial, constant] = detail::split_polynomial(coefficients, op);
+  if (polynomial.degree() == 0) return mul(0.0).add(constant);
+  detail::require_levels(polynomial.depth(), level(), op);
+  const circuits::PolynomialEvaluator evaluator(context_->rlwe_context(), context_->relin_key(op));
+  auto elements = detail::map_chunks(elements_.size(), [&](std::size_t e) {
+    return evaluator.evaluate(elements_[e], polynomial);
+  });
+  CKKSTensor out(context_, std::move(elements), shape_, clean_padding_);
+  return constant == 0 ? std::move(out) : out.add(constant);
+}
+
+CKKSTensor CKKSTensor::sum(std::size_t axis) const {
+  constexpr const char* op = "CKKSTensor::sum";
+  require_valid(op);
+  if (axis >= shape_.size())
+    throw InvalidArgument(std::string(op) + ": axis " + std::to_string(axis) + " of a tensor of " +
+                          std::to_string(shape_.size()) + " axes");
+  const auto& evaluator = context_->ckks_evaluator();
+  if (axis == 0) {
+    if (batch_size() == 1) return copy();
+    // A batch over 1 came from encryption or element-wise operations that
+    // keep the padding zero (only sum(0) leaves it otherwise, with batch 1).
+    std::vector<int64_t> steps;
+    for (std::size_t step = 1; step < batch_size(); step *= 2)
+      steps.push_back(static_cast<int64_t>(step));
+    context_->require_rotations(steps, false, op);
+    const auto& keys = context_->galois_keys(op);
+    auto elements = detail::map_chunks(elements_.size(), [&](std::size_t e) {
+      Ciphertext ct = elements_[e].clone();
+      for (const int64_t step : steps)
+        evaluator.add_inplace(ct, evaluator.rotate(ct, step, keys));
+      return ct;
+    });
+    Shape shape = shape_;
+    shape[0] = 1;
+    return {context_, std::move(elements), std::move(shape), false};
+  }
+  // Along an inner axis: add the ciphertexts of each line.
+  const Shape inner = inner_shape(), stride = PlainTensor::strides(inner);
+  const std::size_t a = axis - 1, outer = elements_.size() / (inner[a] * stride[a]);
+  const std::size_t along = inner[a], step = stride[a];
+  auto elements = detail::map_chunks(outer * step, [&](std::size_t r) {
+    const std::size_t o = r / step, i = r % step;
+    Ciphertext total = elements_[o * along * step + i].clone();
+    for (std::size_t k = 1; k < along; ++k)
+      evaluator.add_inplace(total, elements_[(o * along + k) * step + i]);
+    return total;
+  });
+  Shape shape = shape_;
+  shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(axis));
+  return {context_, std::move(elements), std::move(shape), clean_padding_};
+}
+
+CKKSTensor CKKSTensor::reshape(const Shape& shape) const {
+  constexpr const char* op = "CKKSTensor::reshape";
+  require_valid(op);
+  std::size_t count = 1;
+  for (const std::size_t n : shape)
+    count *= n;
+  if (shape.empty() || shape[0] != batch_size() || count != batch_size() * elements_.size())
+    throw MismatchError(std::string(op) +
+                        ": the new shape must keep the batch axis first and "
+                        "hold as many elements");
+  return {context_, copy().elements_, shape, clean_padding_};
+}
+
+CKKSTensor CKKSTensor::transpose() const {
+  constexpr const char* op = "CKKSTensor::transpose";
+  require_valid(op);
+  // Transpose the indices of the ciphertexts as a plain tensor.
+  std::vector<double> indices(elements_.size());
+  for (std::size_t i = 0; i < indices.size(); ++i)
+    indices[i] = static_cast<double>(i);
+  const auto moved = PlainTensor(std::move(indices), inner_shape()).transpose();
+  std::vector<Ciphertext> elements;
+  for (const double i : moved.data())
+    elements.push_back(elements_[static_cast<std::size_t>(i)].clone());
+  Shape shape = {batch_size()};
+  if (shape_.size() > 1) shape.insert(shape.end(), moved.shape().begin(), moved.shape().end());
+  return {context_, std::move(elements), std::move(shape), clean_padding_};
+}
+
+CKKSTensor CKKSTensor::mm(const PlainTensor& matrix) const {
+  constexpr const char* op = "CKKSTensor::mm";
+  require_valid(op);
+  if (shape_.size() != 2 || matrix.shape().size() != 2 || matrix.shape()[0] != shape_[1])
+    throw MismatchError(std::string(op) + ": needs [batch, n] x [n, m]");
+  detail::require_levels(1, level(), op);
+  const std::size_t n = shape_[1], m = matrix.shape()[1];
+  const auto& evaluator = context_->ckks_evaluator();
+  const auto& encoder = context_->ckks_encoder();
+  auto elements = detail::map_chunks(m, [&](std::size_t j) {
+    // sum_i x_i M[i][j]: plain products at one scale, one rescale.
+    std::optional<Ciphertext> total;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Ciphertext& x = elements_[i];
+      const std::size_t l = evaluator.effective_level(x);
+      const double weight = matrix.data()[i * m + j];
+      auto term = evaluator.multiply_plain(
+          x, encoder.encode(std::vector<double>(batch_size(), weight), evaluator.scale_at(l), l));
+      if (total) {
+        evaluator.add_inplace(*total, term);
+      } else {
+        total = std::move(term);
+      }
+    }
+    return CKKSVectorOps::finish_product(*context_, std::move(*total));
+  });
+  return {context_, std::move(elements), Shape{batch_size(), m}, true};
+}
+
+}  // namespace heft::tensor
