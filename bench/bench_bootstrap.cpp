@@ -11,8 +11,9 @@
 //       counters: key bytes, key count.
 // Every row counts the peak memory so far (ru_maxrss, GiB). Set-up
 // (parameters, transforms, keys) is not timed, except by the KeyGen row.
-// N = 2^16 ("n16") rows are minutes and ~15 GiB: run them alone, e.g.
-//   bench_bootstrap --benchmark_filter='n16/.*threads:1|KeyGen/n16' --benchmark_min_time=1x
+// N = 2^16 ("n16") rows take one iteration each (minutes, ~15 GiB): run
+// them alone, e.g.
+//   HEFT_NUM_THREADS=1 bench_bootstrap --benchmark_filter='n16/.*threads:1|KeyGen/n16'
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
@@ -52,6 +53,13 @@ double key_bytes(const rlwe::KeySwitchKey& key) {
       words +=
           static_cast<double>((digit.q.tower_count() + digit.p.tower_count()) * digit.q.degree());
   return 8 * words;
+}
+
+// Milliseconds, wall-clock; one iteration per N = 2^16 row (each is
+// seconds to minutes), Google Benchmark's own count for the small preset.
+void configure(benchmark::internal::Benchmark* b, const std::string& preset) {
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+  if (preset == "n16") b->Iterations(1);
 }
 
 // A preset's context, bootstrapper and secret; the evaluation keys, the
@@ -103,80 +111,72 @@ Setup& setup_for(const std::string& name) {
 }
 
 void register_keygen(const std::string& preset) {
-  benchmark::RegisterBenchmark(("CKKS_BootstrapKeyGen/" + preset).c_str(),
-                               [=](benchmark::State& state) {
-                                 Setup& s = setup_for(preset);
-                                 const auto steps = s.bootstrapper.rotation_steps();
-                                 double bytes = 0, count = 0;
-                                 for (auto _ : state) {
-                                   const rlwe::RelinKey relin = s.keygen.create_relin_key();
-                                   const rlwe::GaloisKeys galois =
-                                       s.keygen.create_galois_keys(steps, true);
-                                   bytes = key_bytes(relin.key);
-                                   for (const uint64_t g : galois.elements())
-                                     bytes += key_bytes(galois.at(g));
-                                   count = static_cast<double>(galois.size() + 1);
-                                 }
-                                 state.counters["key_bytes"] = bytes;
-                                 state.counters["keys"] = count;
-                                 state.counters["peak_gib"] = peak_memory_gib();
-                               })
-      ->Unit(benchmark::kMillisecond)
-      ->UseRealTime();
+  auto* b = benchmark::RegisterBenchmark(
+      ("CKKS_BootstrapKeyGen/" + preset).c_str(), [=](benchmark::State& state) {
+        Setup& s = setup_for(preset);
+        const auto steps = s.bootstrapper.rotation_steps();
+        double bytes = 0, count = 0;
+        for (auto _ : state) {
+          const rlwe::RelinKey relin = s.keygen.create_relin_key();
+          const rlwe::GaloisKeys galois = s.keygen.create_galois_keys(steps, true);
+          bytes = key_bytes(relin.key);
+          for (const uint64_t g : galois.elements())
+            bytes += key_bytes(galois.at(g));
+          count = static_cast<double>(galois.size() + 1);
+        }
+        state.counters["key_bytes"] = bytes;
+        state.counters["keys"] = count;
+        state.counters["peak_gib"] = peak_memory_gib();
+      });
+  configure(b, preset);
 }
 
 void register_bootstrap(const std::string& preset, int threads) {
   const std::string name =
       "CKKS_Bootstrap/" + preset + "/cts_first/threads:" + std::to_string(threads);
-  benchmark::RegisterBenchmark(name.c_str(),
-                               [=](benchmark::State& state) {
-                                 heft::set_num_threads(static_cast<std::size_t>(threads));
-                                 Setup& s = setup_for(preset);
-                                 s.make_keys();
-                                 rlwe::Ciphertext out;
-                                 for (auto _ : state)
-                                   out = s.bootstrapper.bootstrap(s.input, *s.relin, *s.galois);
-                                 const rlwe::Decryptor decryptor(s.keygen.secret_key());
-                                 const auto got = s.encoder.decode(decryptor.decrypt(out));
-                                 std::vector<double> errors(s.values.size());
-                                 for (std::size_t i = 0; i < errors.size(); ++i)
-                                   errors[i] = std::abs(got[i] - s.values[i]);
-                                 std::sort(errors.begin(), errors.end());
-                                 state.counters["bits_max"] = -std::log2(errors.back());
-                                 state.counters["bits_median"] =
-                                     -std::log2(errors[errors.size() / 2]);
-                                 state.counters["output_level"] = static_cast<double>(out.level());
-                                 state.counters["peak_gib"] = peak_memory_gib();
-                               })
-      ->Unit(benchmark::kMillisecond)
-      ->UseRealTime();
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    heft::set_num_threads(static_cast<std::size_t>(threads));
+    Setup& s = setup_for(preset);
+    s.make_keys();
+    rlwe::Ciphertext out;
+    for (auto _ : state)
+      out = s.bootstrapper.bootstrap(s.input, *s.relin, *s.galois);
+    const rlwe::Decryptor decryptor(s.keygen.secret_key());
+    const auto got = s.encoder.decode(decryptor.decrypt(out));
+    std::vector<double> errors(s.values.size());
+    for (std::size_t i = 0; i < errors.size(); ++i)
+      errors[i] = std::abs(got[i] - s.values[i]);
+    std::sort(errors.begin(), errors.end());
+    state.counters["bits_max"] = -std::log2(errors.back());
+    state.counters["bits_median"] = -std::log2(errors[errors.size() / 2]);
+    state.counters["output_level"] = static_cast<double>(out.level());
+    state.counters["peak_gib"] = peak_memory_gib();
+  });
+  configure(b, preset);
 }
 
 void register_phase(const std::string& preset, const std::string& phase, int threads) {
   const std::string name =
       "CKKS_BootstrapPhase/" + preset + "/" + phase + "/threads:" + std::to_string(threads);
-  benchmark::RegisterBenchmark(
-      name.c_str(),
-      [=](benchmark::State& state) {
-        heft::set_num_threads(static_cast<std::size_t>(threads));
-        Setup& s = setup_for(preset);
-        s.make_keys();
-        const auto& b = s.bootstrapper;
-        for (auto _ : state) {
-          if (phase == "mod_raise") {
-            benchmark::DoNotOptimize(b.mod_raise(s.input, *s.galois));
-          } else if (phase == "coeffs_to_slots") {
-            benchmark::DoNotOptimize(b.coeffs_to_slots(s.raised, *s.galois));
-          } else if (phase == "eval_mod") {
-            benchmark::DoNotOptimize(b.eval_mod(s.in_slots, *s.relin, *s.galois));
-          } else {
-            benchmark::DoNotOptimize(b.slots_to_coeffs(s.reduced, *s.galois));
-          }
-        }
-        state.counters["peak_gib"] = peak_memory_gib();
-      })
-      ->Unit(benchmark::kMillisecond)
-      ->UseRealTime();
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    heft::set_num_threads(static_cast<std::size_t>(threads));
+    Setup& s = setup_for(preset);
+    s.make_keys();
+    const auto& boot = s.bootstrapper;
+    for (auto _ : state) {
+      if (phase == "mod_raise") {
+        benchmark::DoNotOptimize(boot.mod_raise(s.input, *s.galois));
+      } else if (phase == "coeffs_to_slots") {
+        benchmark::DoNotOptimize(boot.coeffs_to_slots(s.raised, *s.galois));
+      } else if (phase == "eval_mod") {
+        benchmark::DoNotOptimize(boot.eval_mod(s.in_slots, *s.relin, *s.galois));
+      } else {
+        benchmark::DoNotOptimize(boot.slots_to_coeffs(s.reduced, *s.galois));
+      }
+    }
+    state.counters["peak_gib"] = peak_memory_gib();
+  });
+  configure(b, preset);
 }
 
 }  // namespace
