@@ -46,15 +46,6 @@ double peak_memory_gib() {
   return static_cast<double>(usage.ru_maxrss) / (1024.0 * 1024.0);
 }
 
-double key_bytes(const rlwe::KeySwitchKey& key) {
-  double words = 0;
-  for (const auto* half : {&key.b, &key.a})
-    for (const auto& digit : *half)
-      words +=
-          static_cast<double>((digit.q.tower_count() + digit.p.tower_count()) * digit.q.degree());
-  return 8 * words;
-}
-
 // Milliseconds, wall-clock; one iteration per N = 2^16 row (each is
 // seconds to minutes), Google Benchmark's own count for the small preset.
 void configure(benchmark::internal::Benchmark* b, const std::string& preset) {
@@ -119,9 +110,9 @@ void register_keygen(const std::string& preset) {
         for (auto _ : state) {
           const rlwe::RelinKey relin = s.keygen.create_relin_key();
           const rlwe::GaloisKeys galois = s.keygen.create_galois_keys(steps, true);
-          bytes = key_bytes(relin.key);
+          bytes = heft::circuits::key_switch_key_bytes(relin.key);
           for (const uint64_t g : galois.elements())
-            bytes += key_bytes(galois.at(g));
+            bytes += heft::circuits::key_switch_key_bytes(galois.at(g));
           count = static_cast<double>(galois.size() + 1);
         }
         state.counters["key_bytes"] = bytes;

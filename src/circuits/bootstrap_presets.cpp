@@ -102,6 +102,15 @@ double eval_mod_failure_log2(std::size_t degree, double hamming_weight, std::siz
   return std::log2(static_cast<double>(degree)) + std::log2(tail);
 }
 
+double key_switch_key_bytes(const rlwe::KeySwitchKey& key) {
+  double words = 0;
+  for (const auto* half : {&key.b, &key.a})
+    for (const auto& digit : *half)
+      words +=
+          static_cast<double>((digit.q.tower_count() + digit.p.tower_count()) * digit.q.degree());
+  return 8 * words;
+}
+
 std::vector<std::string> bootstrap_preset_names() {
   return {"small", "n16"};
 }

@@ -93,6 +93,12 @@ TEST(CircuitsBootstrapPresets, SmallBootstrapsRealAndComplex) {
   const Bootstrapper bootstrapper(setup.context, preset.bootstrap);
   EXPECT_EQ(bootstrapper.output_level(), preset.output_level);
   const auto keys = setup.keygen.create_galois_keys(bootstrapper.rotation_steps(), true);
+  // dnum digits of (b, a), each over all L ciphertext and K special towers.
+  const rlwe::Parameters& p = preset.parameters;
+  EXPECT_EQ(key_switch_key_bytes(setup.relin.key),
+            16.0 * static_cast<double>(p.digit_count() *
+                                       (p.ciphertext_moduli.size() + p.special_moduli.size()) *
+                                       p.degree));
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> dist(-1, 1);
   for (bool complex : {false, true}) {

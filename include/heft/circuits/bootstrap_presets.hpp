@@ -35,7 +35,9 @@
 // It is low: the error of the whole circuit, in units of q_0, is about
 // 2^-28 and q_0 / scale = 2^20 at level 0 magnifies it; EvalMod alone is
 // within 2^-37 of sin(2 pi a) / 2 pi there, so most of it comes from the
-// transforms around it (not yet found). See docs/architecture.md.
+// transforms around it (not yet found). "n16" has not run: its transforms
+// alone passed 17 GiB while being built on a 23 GiB machine, and its keys are
+// 0.2 GiB each. See docs/architecture.md.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +47,7 @@
 
 #include "heft/circuits/bootstrapper.hpp"
 #include "heft/export.hpp"
+#include "heft/rlwe/keys.hpp"
 #include "heft/rlwe/parameters.hpp"
 
 namespace heft::circuits {
@@ -71,5 +74,9 @@ struct HEFT_EXPORT BootstrapPreset {
 // bootstrapper.hpp).
 [[nodiscard]] HEFT_EXPORT double eval_mod_failure_log2(std::size_t degree, double hamming_weight,
                                                        std::size_t mod_range);
+
+// Bytes of a key-switching key's polynomials (every digit's b and a, over
+// their ciphertext and special towers): what each bootstrapping key costs.
+[[nodiscard]] HEFT_EXPORT double key_switch_key_bytes(const rlwe::KeySwitchKey& key);
 
 }  // namespace heft::circuits
