@@ -32,12 +32,12 @@
 //
 // Precision (max error over all slots, inputs uniform in [-1, 1]): about 8
 // bits for "small" (2^-8.3 measured; bootstrap_refined: about twice that).
-// It is low: the error of the whole circuit, in units of q_0, is about
-// 2^-28 and q_0 / scale = 2^20 at level 0 magnifies it; EvalMod alone is
-// within 2^-37 of sin(2 pi a) / 2 pi there, so most of it comes from the
-// transforms around it (not yet found). "n16" has not run: its transforms
-// alone passed 17 GiB while being built on a 23 GiB machine, and its keys are
-// 0.2 GiB each. See docs/architecture.md.
+// It is low: CoeffsToSlots and EvalMod each leave about 2^-34 per slot (in
+// units of q_0) at N = 2^12, SlotsToCoeffs sums n of them into 2^-28.6, and
+// q_0 / scale = 2^20 at level 0 magnifies that (docs/architecture.md has the
+// measurements and the remedies). "n16" has not run: its transforms alone
+// passed 17 GiB while being built on a 23 GiB machine, and its keys are
+// 0.2 GiB each.
 #pragma once
 
 #include <cstddef>
