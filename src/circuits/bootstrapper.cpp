@@ -2,6 +2,7 @@
 #include "heft/circuits/bootstrapper.hpp"
 
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <numbers>
 #include <set>
@@ -28,7 +29,26 @@ Polynomial sine_polynomial(double r, std::size_t degree) {
   throw InvalidArgument("Bootstrapper: no sine interpolant of degree below 4096 for this range");
 }
 
+Polynomial sine_for(const BootstrapParameters& parameters) {
+  if (parameters.mod_range == 0) throw InvalidArgument("Bootstrapper: mod_range must be >= 1");
+  return sine_polynomial(2.0 * static_cast<double>(parameters.mod_range) + 1.0,
+                         parameters.sine_degree);
+}
+
+// Seconds since `start`, and `start` moved to now.
+double lap(std::chrono::steady_clock::time_point& start) {
+  const auto now = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(now - start).count();
+  start = now;
+  return seconds;
+}
+
 }  // namespace
+
+std::size_t Bootstrapper::depth_for(const BootstrapParameters& parameters) {
+  return parameters.coeffs_to_slots_levels + sine_for(parameters).depth() +
+         parameters.slots_to_coeffs_levels;
+}
 
 Bootstrapper::Bootstrapper(std::shared_ptr<const rlwe::Context> context,
                            const BootstrapParameters& parameters)
@@ -43,9 +63,7 @@ Bootstrapper::Bootstrapper(std::shared_ptr<const rlwe::Context> context,
     throw InvalidArgument("Bootstrapper: the slot count " + std::to_string(n) +
                           " is not a power of two in [2, N/2]");
   }
-  if (parameters.mod_range == 0) throw InvalidArgument("Bootstrapper: mod_range must be >= 1");
-  sine_ = sine_polynomial(2.0 * static_cast<double>(parameters.mod_range) + 1.0,
-                          parameters.sine_degree);
+  sine_ = sine_for(parameters);
   const std::size_t needed =
       parameters.coeffs_to_slots_levels + sine_.depth() + parameters.slots_to_coeffs_levels;
   if (needed + 1 > context_->level_count()) {
@@ -92,16 +110,21 @@ std::vector<int64_t> Bootstrapper::rotation_steps() const {
   return {steps.begin(), steps.end()};
 }
 
-rlwe::Ciphertext Bootstrapper::mod_raise(const rlwe::Ciphertext& x,
-                                         const rlwe::GaloisKeys& keys) const {
-  const std::size_t n = slots_;
+rlwe::Ciphertext Bootstrapper::at_level_zero(const rlwe::Ciphertext& x) const {
   const std::size_t x_slots = x.slots == 0 ? context_->degree() / 2 : x.slots;
-  if (x_slots != n) {
+  if (x_slots != slots_) {
     throw InvalidArgument("bootstrap: the ciphertext has " + std::to_string(x_slots) +
-                          " slots; this bootstrapper is for " + std::to_string(n));
+                          " slots; this bootstrapper is for " + std::to_string(slots_));
   }
   rlwe::Ciphertext low = x.needs_rescale && x.level() > 0 ? evaluator_.rescale(x) : x.clone();
   if (low.level() > 0) low = evaluator_.drop_to_level(low, 0);
+  return low;
+}
+
+rlwe::Ciphertext Bootstrapper::mod_raise(const rlwe::Ciphertext& x,
+                                         const rlwe::GaloisKeys& keys) const {
+  const std::size_t n = slots_;
+  const rlwe::Ciphertext low = at_level_zero(x);
   rlwe::Ciphertext raised = rlwe::mod_raise(*context_, low, context_->max_level());
   raised.scale = static_cast<double>(context_->parameters().ciphertext_moduli[0]);
   // SubSum over the full slot cycle: rotations by n, 2n, ..., N/4.
@@ -148,15 +171,23 @@ rlwe::Ciphertext Bootstrapper::slots_to_coeffs(const rlwe::Ciphertext& x,
 }
 
 rlwe::Ciphertext Bootstrapper::bootstrap(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
-                                         const rlwe::GaloisKeys& keys) const {
+                                         const rlwe::GaloisKeys& keys,
+                                         BootstrapPhaseTimes* times) const {
   const double input_scale =
       x.needs_rescale && x.level() > 0 ? evaluator_.effective_scale(x) : x.scale;
+  BootstrapPhaseTimes local;
+  BootstrapPhaseTimes& t = times != nullptr ? *times : local;
+  auto start = std::chrono::steady_clock::now();
   rlwe::Ciphertext y = mod_raise(x, keys);
+  t.mod_raise = lap(start);
   y = coeffs_to_slots(y, keys);
+  t.coeffs_to_slots = lap(start);
   // EvalMod's scale, so that the output lands on the output level's default.
   const double q0 = static_cast<double>(context_->parameters().ciphertext_moduli[0]);
   y = eval_mod(y, relin, keys, evaluator_.scale_at(output_level()) * q0 / input_scale);
+  t.eval_mod = lap(start);
   y = slots_to_coeffs(y, keys);
+  t.slots_to_coeffs = lap(start);
   // The slots hold the input's values times Delta / q_0.
   y.scale *= input_scale / q0;
   return y;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "heft/circuits/approximation.hpp"
+#include "heft/circuits/bootstrap_presets.hpp"
 #include "heft/circuits/linear_transform.hpp"
 #include "heft/circuits/polynomial_evaluator.hpp"
 #include "heft/rlwe/encryptor.hpp"
@@ -352,6 +353,31 @@ TEST(Guide, CircuitsWalkthrough) {
       want += matrix[i * 8 + j].real() * x[j];
     EXPECT_NEAR(got_mx[i], want, 1e-5);
   }
+}
+
+TEST(Guide, BootstrappingWalkthrough) {
+  std::vector<double> values(2048);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = std::sin(static_cast<double>(i));
+  // ---- guide: bootstrap
+  auto preset = heft::circuits::bootstrap_preset("small");
+  auto context = heft::rlwe::Context::create(preset.parameters);
+  heft::circuits::Bootstrapper bootstrapper(context, preset.bootstrap);
+  heft::rlwe::KeyGenerator keygen(context);
+  auto relin = keygen.create_relin_key();
+  auto galois = keygen.create_galois_keys(bootstrapper.rotation_steps(), true);
+  heft::ckks::Encoder encoder(context);
+  heft::ckks::Evaluator eval(context);
+  heft::rlwe::Encryptor encryptor(keygen.create_public_key());
+  // A ciphertext at level 0 (no level left) of values in [-1, 1], all slots.
+  auto x = encryptor.encrypt(encoder.encode(values, eval.scale_at(0), 0));
+  auto fresh = bootstrapper.bootstrap(x, relin, galois);  // at level preset.output_level
+  // ---- end guide
+  EXPECT_EQ(fresh.level(), preset.output_level);
+  heft::rlwe::Decryptor decryptor(keygen.secret_key());
+  const auto got = encoder.decode_real(decryptor.decrypt(fresh));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    ASSERT_NEAR(got[i], values[i], std::ldexp(1.0, -7)) << i;  // the preset: about 8 bits
 }
 
 }  // namespace

@@ -52,6 +52,15 @@ struct HEFT_EXPORT BootstrapParameters {
   std::size_t sine_degree = 0;             // 0: the smallest 2^k - 1 within 2^-40
 };
 
+// Seconds each phase of one bootstrap took (Bootstrapper::bootstrap fills it
+// when given one): ModRaise includes SubSum.
+struct HEFT_EXPORT BootstrapPhaseTimes {
+  double mod_raise = 0;
+  double coeffs_to_slots = 0;
+  double eval_mod = 0;
+  double slots_to_coeffs = 0;
+};
+
 class HEFT_EXPORT Bootstrapper {
  public:
   // Builds the transforms and the sine polynomial. InvalidArgument if the
@@ -64,6 +73,9 @@ class HEFT_EXPORT Bootstrapper {
   [[nodiscard]] std::vector<int64_t> rotation_steps() const;
   // Levels the bootstrapping spends from the top, and the level of its output.
   [[nodiscard]] std::size_t depth() const noexcept;
+  // The same for `parameters`, without building the transforms (it builds
+  // the sine interpolant): what a parameter set must leave room for.
+  [[nodiscard]] static std::size_t depth_for(const BootstrapParameters& parameters);
   [[nodiscard]] std::size_t output_level() const noexcept;
   [[nodiscard]] std::size_t slots() const noexcept { return slots_; }
   [[nodiscard]] const Polynomial& sine() const noexcept { return sine_; }
@@ -72,8 +84,25 @@ class HEFT_EXPORT Bootstrapper {
   // output_level(). `x` may be at any level (it is brought to level 0) and
   // must have the bootstrapper's slot count. MismatchError / InvalidArgument
   // naming the missing keys.
+  // `times`, if given, receives each phase's wall-clock time.
   [[nodiscard]] rlwe::Ciphertext bootstrap(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
-                                           const rlwe::GaloisKeys& keys) const;
+                                           const rlwe::GaloisKeys& keys,
+                                           BootstrapPhaseTimes* times = nullptr) const;
+
+  // Two iterations (META-BTS): y = bootstrap(x); the difference x - y, taken
+  // at level 0, is minus y's error; multiplied by the integer 2^bits with its
+  // scale label multiplied too, its values stay the error while its integers
+  // grow 2^bits times, so bootstrapping it adds an error 2^bits times
+  // smaller; y plus that bootstrap keeps only the second, smaller error. Two
+  // bootstraps' time, the same output level and scale, the same keys. bits:
+  // about the first bootstrap's precision in bits (the amplified error's
+  // values, the error times 2^bits, must stay far below q_0 / scale for the
+  // sine to be linear on them: a few units is right), and at most
+  // log2(q_0 / scale) - 2 for x's scale at level 0; InvalidArgument
+  // otherwise (before any work).
+  [[nodiscard]] rlwe::Ciphertext bootstrap_refined(const rlwe::Ciphertext& x,
+                                                   const rlwe::RelinKey& relin,
+                                                   const rlwe::GaloisKeys& keys, int bits) const;
 
   // The phases alone (for tests and benchmarks).
   [[nodiscard]] rlwe::Ciphertext mod_raise(const rlwe::Ciphertext& x,
@@ -88,6 +117,8 @@ class HEFT_EXPORT Bootstrapper {
                                                  const rlwe::GaloisKeys& keys) const;
 
  private:
+  // x at level 0 (a pending rescale done first), after the slot-count check.
+  [[nodiscard]] rlwe::Ciphertext at_level_zero(const rlwe::Ciphertext& x) const;
   // Each transform applied and rescaled in turn.
   [[nodiscard]] rlwe::Ciphertext apply_in_turn(const rlwe::Ciphertext& x,
                                                const std::vector<LinearTransform>& transforms,

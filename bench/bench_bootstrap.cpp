@@ -1,0 +1,185 @@
+// CKKS bootstrapping benchmarks on the presets (circuits/bootstrap_presets.hpp).
+// Rows:
+//   CKKS_Bootstrap/<preset>/cts_first/threads:<t>   one bootstrap of a level-0
+//       ciphertext (CoeffsToSlots first, the order implemented), t = 1, 2;
+//       counters: the precision over all slots (-log2 max and median abs
+//       error, real inputs uniform in [-1, 1]) and the output level;
+//   CKKS_BootstrapPhase/<preset>/<phase>/threads:<t> each phase alone
+//       (mod_raise, coeffs_to_slots, eval_mod, slots_to_coeffs) on the
+//       previous phase's output;
+//   CKKS_BootstrapKeyGen/<preset>   the relinearization and Galois keys;
+//       counters: key bytes, key count.
+// Every row counts the peak memory so far (ru_maxrss, GiB). Set-up
+// (parameters, transforms, keys) is not timed, except by the KeyGen row.
+// N = 2^16 ("n16") rows take one iteration each (minutes, ~15 GiB): run
+// them alone, e.g.
+//   HEFT_NUM_THREADS=1 bench_bootstrap --benchmark_filter='n16/.*threads:1|KeyGen/n16'
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "heft/circuits/bootstrap_presets.hpp"
+#include "heft/rlwe/encryptor.hpp"
+#include "heft/rlwe/keys.hpp"
+#include "heft/schemes/ckks/encoder.hpp"
+#include "heft/schemes/ckks/evaluator.hpp"
+#include "heft/util/parallel.hpp"
+#include "run_benchmarks.hpp"
+
+namespace {
+
+using cd = std::complex<double>;
+namespace circuits = heft::circuits;
+namespace rlwe = heft::rlwe;
+
+double peak_memory_gib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / (1024.0 * 1024.0);
+}
+
+// Milliseconds, wall-clock; one iteration per N = 2^16 row (each is
+// seconds to minutes), Google Benchmark's own count for the small preset.
+void configure(benchmark::internal::Benchmark* b, const std::string& preset) {
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+  if (preset == "n16") b->Iterations(1);
+}
+
+// A preset's context, bootstrapper and secret; the evaluation keys, the
+// level-0 input and each phase's output are made on first use (the KeyGen
+// row runs without them, so its keys are never held twice).
+struct Setup {
+  explicit Setup(const std::string& name)
+      : preset(circuits::bootstrap_preset(name)),
+        context(rlwe::Context::create(preset.parameters)),
+        bootstrapper(context, preset.bootstrap),
+        keygen(context),
+        encoder(context),
+        evaluator(context) {}
+
+  void make_keys() {
+    if (galois) return;
+    relin = std::make_unique<rlwe::RelinKey>(keygen.create_relin_key());
+    galois = std::make_unique<rlwe::GaloisKeys>(
+        keygen.create_galois_keys(bootstrapper.rotation_steps(), true));
+    const rlwe::Encryptor encryptor(keygen.create_public_key());
+    std::mt19937_64 rng(1);
+    std::uniform_real_distribution<double> uniform(-1, 1);
+    values.resize(bootstrapper.slots());
+    for (auto& v : values)
+      v = uniform(rng);
+    input = encryptor.encrypt(encoder.encode(values, evaluator.scale_at(0), 0));
+    raised = bootstrapper.mod_raise(input, *galois);
+    in_slots = bootstrapper.coeffs_to_slots(raised, *galois);
+    reduced = bootstrapper.eval_mod(in_slots, *relin, *galois);
+  }
+
+  circuits::BootstrapPreset preset;
+  std::shared_ptr<const rlwe::Context> context;
+  circuits::Bootstrapper bootstrapper;
+  rlwe::KeyGenerator keygen;
+  heft::ckks::Encoder encoder;
+  heft::ckks::Evaluator evaluator;
+  std::unique_ptr<rlwe::RelinKey> relin;
+  std::unique_ptr<rlwe::GaloisKeys> galois;
+  std::vector<cd> values;
+  rlwe::Ciphertext input, raised, in_slots, reduced;
+};
+
+Setup& setup_for(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<Setup>> cache;
+  auto& slot = cache[name];
+  if (!slot) slot = std::make_unique<Setup>(name);
+  return *slot;
+}
+
+void register_keygen(const std::string& preset) {
+  auto* b = benchmark::RegisterBenchmark(
+      ("CKKS_BootstrapKeyGen/" + preset).c_str(), [=](benchmark::State& state) {
+        Setup& s = setup_for(preset);
+        const auto steps = s.bootstrapper.rotation_steps();
+        double bytes = 0, count = 0;
+        for (auto _ : state) {
+          const rlwe::RelinKey relin = s.keygen.create_relin_key();
+          const rlwe::GaloisKeys galois = s.keygen.create_galois_keys(steps, true);
+          bytes = heft::circuits::key_switch_key_bytes(relin.key);
+          for (const uint64_t g : galois.elements())
+            bytes += heft::circuits::key_switch_key_bytes(galois.at(g));
+          count = static_cast<double>(galois.size() + 1);
+        }
+        state.counters["key_bytes"] = bytes;
+        state.counters["keys"] = count;
+        state.counters["peak_gib"] = peak_memory_gib();
+      });
+  configure(b, preset);
+}
+
+void register_bootstrap(const std::string& preset, int threads) {
+  const std::string name =
+      "CKKS_Bootstrap/" + preset + "/cts_first/threads:" + std::to_string(threads);
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    heft::set_num_threads(static_cast<std::size_t>(threads));
+    Setup& s = setup_for(preset);
+    s.make_keys();
+    rlwe::Ciphertext out;
+    for (auto _ : state)
+      out = s.bootstrapper.bootstrap(s.input, *s.relin, *s.galois);
+    const rlwe::Decryptor decryptor(s.keygen.secret_key());
+    const auto got = s.encoder.decode(decryptor.decrypt(out));
+    std::vector<double> errors(s.values.size());
+    for (std::size_t i = 0; i < errors.size(); ++i)
+      errors[i] = std::abs(got[i] - s.values[i]);
+    std::sort(errors.begin(), errors.end());
+    state.counters["bits_max"] = -std::log2(errors.back());
+    state.counters["bits_median"] = -std::log2(errors[errors.size() / 2]);
+    state.counters["output_level"] = static_cast<double>(out.level());
+    state.counters["peak_gib"] = peak_memory_gib();
+  });
+  configure(b, preset);
+}
+
+void register_phase(const std::string& preset, const std::string& phase, int threads) {
+  const std::string name =
+      "CKKS_BootstrapPhase/" + preset + "/" + phase + "/threads:" + std::to_string(threads);
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    heft::set_num_threads(static_cast<std::size_t>(threads));
+    Setup& s = setup_for(preset);
+    s.make_keys();
+    const auto& boot = s.bootstrapper;
+    for (auto _ : state) {
+      if (phase == "mod_raise") {
+        benchmark::DoNotOptimize(boot.mod_raise(s.input, *s.galois));
+      } else if (phase == "coeffs_to_slots") {
+        benchmark::DoNotOptimize(boot.coeffs_to_slots(s.raised, *s.galois));
+      } else if (phase == "eval_mod") {
+        benchmark::DoNotOptimize(boot.eval_mod(s.in_slots, *s.relin, *s.galois));
+      } else {
+        benchmark::DoNotOptimize(boot.slots_to_coeffs(s.reduced, *s.galois));
+      }
+    }
+    state.counters["peak_gib"] = peak_memory_gib();
+  });
+  configure(b, preset);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const std::string preset : {"small", "n16"}) {
+    register_keygen(preset);
+    for (int threads : {1, 2}) {
+      register_bootstrap(preset, threads);
+      for (const char* phase : {"mod_raise", "coeffs_to_slots", "eval_mod", "slots_to_coeffs"})
+        register_phase(preset, phase, threads);
+    }
+  }
+  return run_benchmarks(argc, argv);
+}

@@ -1,0 +1,136 @@
+// Bootstrapping presets: the prime chain laid out for the circuit, the scale
+// chain fitted to the computation levels (see the header).
+#include "heft/circuits/bootstrap_presets.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "heft/util/error.hpp"
+
+namespace heft::circuits {
+
+namespace {
+
+// Bit sizes of each part of the chain (the header's layout).
+constexpr int kFirstPrimeBits = 60;
+constexpr int kComputeBits = 40;
+constexpr int kSlotsToCoeffsBits = 39;
+constexpr int kEvalModBits = 60;
+constexpr int kCoeffsToSlotsBits = 55;
+
+struct Layout {
+  const char* name;
+  uint64_t degree;
+  rlwe::SecurityLevel security;
+  std::size_t compute_levels;
+  BootstrapParameters bootstrap;
+  std::vector<int> special_bits;
+  std::size_t dnum;
+};
+
+// The top level's scale such that the default scales of levels
+// compute_levels .. 0 are all at least 2^kComputeBits. scale_at(l - 1) =
+// scale_at(l)^2 / q_l: going down, a deviation of the log doubles per level,
+// so the output level's scale is raised by the smallest amount that keeps
+// every level below it at 2^kComputeBits or more; going up the chain,
+// scale_at(l) = sqrt(scale_at(l - 1) q_l), which settles near the primes.
+double fitted_top_scale(const std::vector<uint64_t>& primes, std::size_t output_level) {
+  std::vector<double> log_q(primes.size());
+  for (std::size_t i = 0; i < primes.size(); ++i)
+    log_q[i] = std::log2(static_cast<double>(primes[i]));
+  const double target = kComputeBits;
+  double raise = 0;
+  double log_scale = target;
+  for (std::size_t l = output_level; l > 0; --l) {
+    log_scale = 2 * log_scale - log_q[l];
+    const double shortfall = target - log_scale;
+    raise = std::max(raise, shortfall / std::ldexp(1.0, static_cast<int>(output_level - l + 1)));
+  }
+  // A margin far above the rounding of Evaluator::scale_at's chain.
+  log_scale = target + raise + 1e-6;
+  for (std::size_t l = output_level + 1; l < primes.size(); ++l)
+    log_scale = (log_scale + log_q[l]) / 2;
+  return std::exp2(log_scale);
+}
+
+BootstrapPreset make_preset(const Layout& layout) {
+  const BootstrapParameters& b = layout.bootstrap;
+  const std::size_t eval_mod_levels =
+      Bootstrapper::depth_for(b) - b.coeffs_to_slots_levels - b.slots_to_coeffs_levels;
+  std::vector<int> bits{kFirstPrimeBits};
+  bits.insert(bits.end(), layout.compute_levels, kComputeBits);
+  bits.insert(bits.end(), b.slots_to_coeffs_levels, kSlotsToCoeffsBits);
+  bits.insert(bits.end(), eval_mod_levels, kEvalModBits);
+  bits.insert(bits.end(), b.coeffs_to_slots_levels, kCoeffsToSlotsBits);
+
+  BootstrapPreset preset;
+  preset.name = layout.name;
+  preset.parameters =
+      rlwe::make_parameters(layout.degree, bits, layout.special_bits, layout.dnum, layout.security);
+  preset.parameters.secret = {rlwe::SecretKind::uniform_ternary, 0};
+  preset.parameters.scale =
+      fitted_top_scale(preset.parameters.ciphertext_moduli, layout.compute_levels);
+  preset.parameters.validate();
+  preset.bootstrap = b;
+  preset.output_level = layout.compute_levels;
+  for (std::size_t l = 0; l <= layout.compute_levels; ++l)
+    preset.output_bits += std::bit_width(preset.parameters.ciphertext_moduli[l]);
+  preset.output_scale_bits = kComputeBits;
+  // A dense ternary secret has about 2N/3 nonzero coefficients.
+  preset.failure_log2 = eval_mod_failure_log2(
+      layout.degree, 2.0 * static_cast<double>(layout.degree) / 3.0, b.mod_range);
+  return preset;
+}
+
+BootstrapParameters bootstrap_parameters(std::size_t levels, std::size_t mod_range,
+                                         std::size_t sine_degree) {
+  BootstrapParameters p;
+  p.slots = 0;
+  p.coeffs_to_slots_levels = levels;
+  p.slots_to_coeffs_levels = levels;
+  p.mod_range = mod_range;
+  p.sine_degree = sine_degree;
+  return p;
+}
+
+}  // namespace
+
+double eval_mod_failure_log2(std::size_t degree, double hamming_weight, std::size_t mod_range) {
+  const double sigma = std::sqrt((hamming_weight + 1) / 12);
+  const double tail = std::erfc(static_cast<double>(mod_range) / (sigma * std::sqrt(2.0)));
+  return std::log2(static_cast<double>(degree)) + std::log2(tail);
+}
+
+double key_switch_key_bytes(const rlwe::KeySwitchKey& key) {
+  double words = 0;
+  for (const auto* half : {&key.b, &key.a})
+    for (const auto& digit : *half)
+      words +=
+          static_cast<double>((digit.q.tower_count() + digit.p.tower_count()) * digit.q.degree());
+  return 8 * words;
+}
+
+std::vector<std::string> bootstrap_preset_names() {
+  return {"small", "n16"};
+}
+
+BootstrapPreset bootstrap_preset(std::string_view name) {
+  if (name == "n16") {
+    return make_preset({"n16", uint64_t{1} << 16, rlwe::SecurityLevel::classic128, 8,
+                        bootstrap_parameters(3, 512, 4095), std::vector<int>(5, 61), 6});
+  }
+  if (name == "small") {
+    return make_preset({"small",
+                        uint64_t{1} << 12,
+                        rlwe::SecurityLevel::none,
+                        3,
+                        bootstrap_parameters(2, 128, 1023),
+                        {60, 60, 60},
+                        0});
+  }
+  throw InvalidArgument("bootstrap_preset: no preset named '" + std::string(name) +
+                        "' (the presets: small, n16)");
+}
+
+}  // namespace heft::circuits

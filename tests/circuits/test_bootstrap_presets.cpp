@@ -1,0 +1,123 @@
+// Bootstrapping presets: each validates for its security level, its chain
+// leaves the levels and scale its header states, its failure probability
+// matches an independent tail bound, and the small preset bootstraps end to
+// end (real and complex inputs) within its precision. No N = 2^16 bootstrap
+// here: that preset is only built (parameters, context, scale chain).
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <numbers>
+#include <random>
+#include <vector>
+
+#include "circuits_test_support.hpp"
+#include "heft/circuits/bootstrap_presets.hpp"
+#include "heft/rlwe/security.hpp"
+#include "heft/util/error.hpp"
+
+namespace heft::circuits {
+namespace {
+
+using cd = std::complex<double>;
+
+// The levels each preset's header promises: {name, N, levels left, bits left}.
+struct Promise {
+  const char* name;
+  uint64_t degree;
+  std::size_t levels;
+  int bits;
+};
+constexpr Promise kPromises[] = {{"n16", 65536, 8, 380}, {"small", 4096, 3, 180}};
+
+TEST(CircuitsBootstrapPresets, ValidateAndLeaveTheStatedLevels) {
+  for (const Promise& promise : kPromises) {
+    SCOPED_TRACE(promise.name);
+    const BootstrapPreset preset = bootstrap_preset(promise.name);
+    const rlwe::Parameters& p = preset.parameters;
+    EXPECT_NO_THROW(p.validate());
+    EXPECT_EQ(p.degree, promise.degree);
+    EXPECT_EQ(p.secret.kind, rlwe::SecretKind::uniform_ternary);
+    EXPECT_EQ(preset.bootstrap.slots, 0u);  // full slots
+    // Levels: what the bootstrapping spends, counted from the top.
+    const std::size_t top = p.ciphertext_moduli.size() - 1;
+    EXPECT_EQ(top - Bootstrapper::depth_for(preset.bootstrap), promise.levels);
+    EXPECT_EQ(preset.output_level, promise.levels);
+    int bits = 0;
+    for (std::size_t l = 0; l <= promise.levels; ++l)
+      bits += std::bit_width(p.ciphertext_moduli[l]);
+    EXPECT_EQ(bits, promise.bits);
+    EXPECT_EQ(preset.output_bits, promise.bits);
+    // Every computation level's default scale is at least 2^40.
+    const ckks::Evaluator evaluator(rlwe::Context::create(p));
+    for (std::size_t l = 0; l <= promise.levels; ++l)
+      EXPECT_GE(evaluator.scale_at(l), std::ldexp(1.0, 40)) << "level " << l;
+    EXPECT_LT(evaluator.scale_at(promise.levels), std::exp2(40.01));
+  }
+}
+
+TEST(CircuitsBootstrapPresets, N16IsSecureByTheHeStandard) {
+  const BootstrapPreset preset = bootstrap_preset("n16");
+  EXPECT_EQ(preset.parameters.security, rlwe::SecurityLevel::classic128);
+  // The HE Standard's bound for N = 2^16, 128 bits, ternary secrets.
+  EXPECT_LE(preset.parameters.total_bits(), 1747);
+  EXPECT_GE(preset.output_level, 8u);
+  EXPECT_EQ(bootstrap_preset("small").parameters.security, rlwe::SecurityLevel::none);
+}
+
+TEST(CircuitsBootstrapPresets, FailureProbabilityMatchesATailBound) {
+  // P(|Z| > t) = 2 phi(t) / t (1 - 1/t^2 + 3/t^4 - ...), the asymptotic
+  // series, within 15/t^6 relative for these t (about 8.5).
+  for (const char* name : {"n16", "small"}) {
+    const BootstrapPreset preset = bootstrap_preset(name);
+    const double n = static_cast<double>(preset.parameters.degree);
+    const double sigma = std::sqrt((2 * n / 3 + 1) / 12);
+    const double t = static_cast<double>(preset.bootstrap.mod_range) / sigma;
+    const double phi = std::exp(-t * t / 2) / std::sqrt(2 * std::numbers::pi);
+    const double tail = 2 * phi / t * (1 - 1 / (t * t) + 3 / std::pow(t, 4));
+    EXPECT_NEAR(preset.failure_log2, std::log2(n * tail), 0.01) << name;
+    EXPECT_LT(preset.failure_log2, -35) << name;
+  }
+}
+
+TEST(CircuitsBootstrapPresets, UnknownNameIsRefused) {
+  EXPECT_THROW((void)bootstrap_preset("n17"), InvalidArgument);
+  EXPECT_EQ(bootstrap_preset_names().size(), 2u);
+}
+
+TEST(CircuitsBootstrapPresets, SmallBootstrapsRealAndComplex) {
+  const BootstrapPreset preset = bootstrap_preset("small");
+  testing::CkksSetup setup(rlwe::Context::create(preset.parameters));
+  const Bootstrapper bootstrapper(setup.context, preset.bootstrap);
+  EXPECT_EQ(bootstrapper.output_level(), preset.output_level);
+  const auto keys = setup.keygen.create_galois_keys(bootstrapper.rotation_steps(), true);
+  // dnum digits of (b, a), each over all L ciphertext and K special towers.
+  const rlwe::Parameters& p = preset.parameters;
+  EXPECT_EQ(key_switch_key_bytes(setup.relin.key),
+            16.0 * static_cast<double>(p.digit_count() *
+                                       (p.ciphertext_moduli.size() + p.special_moduli.size()) *
+                                       p.degree));
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  for (bool complex : {false, true}) {
+    std::vector<cd> x(bootstrapper.slots());
+    for (auto& v : x)
+      v = cd(dist(rng), complex ? dist(rng) : 0.0);
+    const auto out = bootstrapper.bootstrap(setup.encrypt(x, 0), setup.relin, keys);
+    EXPECT_EQ(out.level(), preset.output_level);
+    EXPECT_NEAR(out.scale / setup.evaluator.scale_at(out.level()), 1.0, 1e-9);
+    const auto got = setup.decrypt(out);
+    double worst = 0;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      worst = std::max(worst, std::abs(got[i] - x[i]));
+    std::printf("small preset, %s: max error 2^%.1f\n", complex ? "complex" : "real",
+                std::log2(worst));
+    // The preset's stated precision: about 8 bits by max error (its header).
+    EXPECT_LT(worst, std::ldexp(1.0, -7)) << "log2 error " << std::log2(worst);
+  }
+}
+
+}  // namespace
+}  // namespace heft::circuits
