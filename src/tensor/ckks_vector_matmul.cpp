@@ -28,7 +28,7 @@ constexpr const char* kMatmul = "CKKSVector::matmul";
 
 // Number of columns; InvalidArgument / MismatchError for a matrix that is
 // not n rows of one length with finite values.
-std::size_t check_matrix(const std::vector<std::vector<double>>& matrix, std::size_t n) {
+std::size_t require_matrix_shape(const std::vector<std::vector<double>>& matrix, std::size_t n) {
   if (matrix.size() != n)
     throw MismatchError(std::string(kMatmul) + ": the matrix has " + std::to_string(matrix.size()) +
                         " rows, the vector " + std::to_string(n) + " values");
@@ -110,7 +110,7 @@ std::vector<int64_t> CKKSVector::matmul_galois_steps(std::size_t rows, std::size
 
 CKKSVector CKKSVector::matmul(const std::vector<std::vector<double>>& matrix) const {
   require_valid(kMatmul);
-  const std::size_t n = size_, m = check_matrix(matrix, size_);
+  const std::size_t n = size_, m = require_matrix_shape(matrix, size_);
   detail::require_levels(1, level(), kMatmul);
   const std::size_t slots = context_->slot_count();
   const auto& evaluator = context_->ckks_evaluator();

@@ -19,8 +19,8 @@ namespace {
 
 // Rows x columns of a rectangular, finite, non-empty matrix; InvalidArgument
 // naming `what` otherwise.
-std::pair<std::size_t, std::size_t> check_matrix(const Matrix& matrix, const char* what,
-                                                 const char* operation) {
+std::pair<std::size_t, std::size_t> require_matrix_shape(const Matrix& matrix, const char* what,
+                                                         const char* operation) {
   const std::string where = std::string(operation) + ": the " + what;
   if (matrix.empty() || matrix[0].empty()) throw InvalidArgument(where + " is empty");
   for (const auto& row : matrix) {
@@ -36,7 +36,7 @@ std::pair<std::size_t, std::size_t> check_matrix(const Matrix& matrix, const cha
 Im2colLayout im2col_layout(const Matrix& image, std::size_t kernel_rows, std::size_t kernel_cols,
                            std::size_t stride) {
   constexpr const char* op = "im2col_encoding";
-  const auto [rows, cols] = check_matrix(image, "image", op);
+  const auto [rows, cols] = require_matrix_shape(image, "image", op);
   if (kernel_rows == 0 || kernel_cols == 0 || kernel_rows > rows || kernel_cols > cols)
     throw InvalidArgument(std::string(op) + ": a " + std::to_string(kernel_rows) + "x" +
                           std::to_string(kernel_cols) + " kernel does not fit a " +
@@ -74,7 +74,7 @@ CKKSVector CKKSVector::conv2d_im2col(const std::vector<std::vector<double>>& ker
                                      std::size_t windows) const {
   constexpr const char* op = "CKKSVector::conv2d_im2col";
   require_valid(op);
-  const auto [kernel_rows, kernel_cols] = check_matrix(kernel, "kernel", op);
+  const auto [kernel_rows, kernel_cols] = require_matrix_shape(kernel, "kernel", op);
   if (windows == 0) throw InvalidArgument(std::string(op) + ": no window");
   const std::size_t elements = kernel_rows * kernel_cols, padded = std::bit_ceil(windows);
   if (chunks_.size() != 1 || size_ != elements * padded)
