@@ -14,6 +14,7 @@
 #include "tensor/ckks_vector_ops.hpp"
 #include "tensor/messages.hpp"
 #include "tensor/polynomial_split.hpp"
+#include "tensor/weighted_sums.hpp"
 
 namespace heft::tensor {
 
@@ -296,26 +297,16 @@ CKKSTensor CKKSTensor::mm(const PlainTensor& matrix) const {
   if (shape_.size() != 2 || matrix.shape().size() != 2 || matrix.shape()[0] != shape_[1])
     throw MismatchError(std::string(op) + ": needs [batch, n] x [n, m]");
   detail::require_levels(1, level(), op);
+  for (const double v : matrix.data())
+    if (!std::isfinite(v))
+      throw InvalidArgument(std::string(op) + ": a matrix entry is not finite");
   const std::size_t n = shape_[1], m = matrix.shape()[1];
-  const auto& evaluator = context_->ckks_evaluator();
-  const auto& encoder = context_->ckks_encoder();
-  auto elements = detail::map_chunks(m, [&](std::size_t j) {
-    // sum_i x_i M[i][j]: plain products at one scale, one rescale.
-    std::optional<Ciphertext> total;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Ciphertext& x = elements_[i];
-      const std::size_t l = evaluator.effective_level(x);
-      const double weight = matrix.data()[i * m + j];
-      auto term = evaluator.multiply_plain(
-          x, encoder.encode(std::vector<double>(batch_size(), weight), evaluator.scale_at(l), l));
-      if (total) {
-        evaluator.add_inplace(*total, term);
-      } else {
-        total = std::move(term);
-      }
-    }
-    return CKKSVectorOps::finish_product(*context_, std::move(*total));
-  });
+  // Output j = sum_i x_i M[i][j]: constant products summed, one rescale.
+  std::vector<std::vector<detail::WeightedTerm>> sums(m);
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t i = 0; i < n; ++i)
+      sums[j].push_back({i, matrix.data()[i * m + j]});
+  auto elements = detail::weighted_sums(*context_, elements_, sums, op);
   return {context_, std::move(elements), Shape{batch_size(), m}, true};
 }
 

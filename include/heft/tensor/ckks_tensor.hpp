@@ -10,8 +10,11 @@
 // CKKSVector; polyval its polynomial's depth. sum(0) adds the batch
 // (rotations by 1, 2, 4, ... below it), sum(axis > 0) adds ciphertexts;
 // reshape and transpose act on the axes after the batch and move only
-// ciphertexts. mm multiplies a [batch, n] tensor by a plain n x m matrix
-// (scalar products summed per output, one level).
+// ciphertexts. mm multiplies a [batch, n] tensor by a plain n x m matrix and
+// conv2d convolves a batch of images with plain kernels (constant products
+// summed per output, one level): with one image per slot, a network of
+// such layers and polynomial activations classifies N/2 images per
+// evaluation (CryptoNets' throughput mode).
 //
 // Errors are typed as CKKSVector's (MismatchError for shapes that do not
 // broadcast or differ, contexts that differ; InvalidArgument for missing
@@ -73,6 +76,16 @@ class HEFT_EXPORT CKKSTensor {
   [[nodiscard]] CKKSTensor transpose() const;
   // [batch, n] x plain [n, m] -> [batch, m].
   [[nodiscard]] CKKSTensor mm(const PlainTensor& matrix) const;
+  // A 2-D convolution (cross-correlation, as PyTorch's Conv2d) of a batch of
+  // images, one image per slot, without im2col: this tensor [batch, H, W]
+  // (one input channel) or [batch, C_in, H, W]; kernels [C_out, kh, kw] (one
+  // input channel) or [C_out, C_in, kh, kw]; `stride` both ways, no padding.
+  // The result is [batch, C_out, (H - kh) / stride + 1, (W - kw) / stride + 1],
+  // one level down; no rotation, no key. Several channels and several
+  // layers chain (add a bias with add(PlainTensor) of shape [C_out, 1, 1]).
+  // MismatchError for shapes that do not fit, InvalidArgument for a stride
+  // of 0, a kernel value that is not finite or no level left.
+  [[nodiscard]] CKKSTensor conv2d(const PlainTensor& kernels, std::size_t stride = 1) const;
 
  private:
   CKKSTensor(TensorContext::Ptr context, std::vector<rlwe::Ciphertext> elements, Shape shape,

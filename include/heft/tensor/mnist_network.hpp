@@ -19,6 +19,7 @@
 
 #include "heft/export.hpp"
 #include "heft/rlwe/context.hpp"
+#include "heft/tensor/ckks_tensor.hpp"
 #include "heft/tensor/ckks_vector.hpp"
 #include "heft/tensor/context.hpp"
 #include "heft/tensor/images.hpp"
@@ -62,6 +63,13 @@ struct HEFT_EXPORT MnistNetwork {
   [[nodiscard]] CKKSVector fully_connected2(const CKKSVector& x) const;
   // All of it: the 10 encrypted logits.
   [[nodiscard]] CKKSVector evaluate(const CKKSVector& encoded_image) const;
+
+  // Throughput mode (CryptoNets' packing): up to N/2 images, one per slot,
+  // as a [batch, 28, 28] CKKSTensor; the same network through
+  // CKKSTensor::conv2d and mm, five levels, no rotation: [batch, 10] logits.
+  [[nodiscard]] static CKKSTensor encrypt_batch(const TensorContext::Ptr& context,
+                                                const std::vector<Matrix>& images);
+  [[nodiscard]] CKKSTensor evaluate_batch(const CKKSTensor& images) const;
 };
 
 }  // namespace heft::tensor

@@ -1,0 +1,64 @@
+// CKKSTensor::conv2d (heft/tensor/ckks_tensor.hpp): a convolution of a
+// batch of images held one image per slot. Every output pixel is a weighted
+// sum of input ciphertexts (tensor/weighted_sums.hpp), so the layer needs
+// no rotation, any number of channels, and chains with further layers.
+#include <cmath>
+#include <string>
+
+#include "heft/tensor/ckks_tensor.hpp"
+#include "heft/util/error.hpp"
+#include "tensor/messages.hpp"
+#include "tensor/weighted_sums.hpp"
+
+namespace heft::tensor {
+
+CKKSTensor CKKSTensor::conv2d(const PlainTensor& kernels, std::size_t stride) const {
+  constexpr const char* op = "CKKSTensor::conv2d";
+  require_valid(op);
+  if (stride == 0) throw InvalidArgument(std::string(op) + ": the stride must be at least 1");
+  // [batch, H, W] is one input channel.
+  const bool one_channel = shape_.size() == 3;
+  if (!one_channel && shape_.size() != 4)
+    throw MismatchError(std::string(op) + ": needs a [batch, H, W] or [batch, C_in, H, W] tensor");
+  const std::size_t in_channels = one_channel ? 1 : shape_[1];
+  const std::size_t height = shape_[shape_.size() - 2], width = shape_.back();
+  const Shape& k = kernels.shape();
+  const bool kernels_fit =
+      (k.size() == 3 && in_channels == 1) || (k.size() == 4 && k[1] == in_channels);
+  if (!kernels_fit)
+    throw MismatchError(
+        std::string(op) + ": kernels must be [C_out, kh, kw] for one input " +
+        "channel or [C_out, C_in, kh, kw] with C_in = " + std::to_string(in_channels));
+  const std::size_t out_channels = k[0], kernel_rows = k[k.size() - 2], kernel_cols = k.back();
+  if (kernel_rows > height || kernel_cols > width)
+    throw MismatchError(std::string(op) + ": a " + std::to_string(kernel_rows) + "x" +
+                        std::to_string(kernel_cols) + " kernel is larger than the " +
+                        std::to_string(height) + "x" + std::to_string(width) + " image");
+  for (const double v : kernels.data())
+    if (!std::isfinite(v))
+      throw InvalidArgument(std::string(op) + ": a kernel value is not finite");
+  detail::require_levels(1, level(), op);
+
+  const std::size_t out_rows = (height - kernel_rows) / stride + 1;
+  const std::size_t out_cols = (width - kernel_cols) / stride + 1;
+  std::vector<std::vector<detail::WeightedTerm>> sums;
+  sums.reserve(out_channels * out_rows * out_cols);
+  for (std::size_t o = 0; o < out_channels; ++o)
+    for (std::size_t r = 0; r < out_rows; ++r)
+      for (std::size_t c = 0; c < out_cols; ++c) {
+        auto& terms = sums.emplace_back();
+        for (std::size_t i = 0; i < in_channels; ++i)
+          for (std::size_t kr = 0; kr < kernel_rows; ++kr)
+            for (std::size_t kc = 0; kc < kernel_cols; ++kc) {
+              const std::size_t input = (i * height + r * stride + kr) * width + c * stride + kc;
+              const double weight =
+                  kernels.data()[((o * in_channels + i) * kernel_rows + kr) * kernel_cols + kc];
+              terms.push_back({input, weight});
+            }
+      }
+  auto elements = detail::weighted_sums(*context_, elements_, sums, op);
+  return {context_, std::move(elements), Shape{batch_size(), out_channels, out_rows, out_cols},
+          true};
+}
+
+}  // namespace heft::tensor
