@@ -12,6 +12,7 @@
 #include "heft/rlwe/rotation_plan.hpp"
 #include "heft/util/error.hpp"
 #include "heft/util/parallel.hpp"
+#include "rlwe/operand_checks.hpp"
 
 namespace heft::circuits {
 
@@ -68,18 +69,12 @@ std::vector<rlwe::Ciphertext> LinearTransformEvaluator::evaluate(
     const rlwe::GaloisKeys& keys) const {
   const char* operation = "LinearTransformEvaluator::evaluate";
   const rlwe::Context& context = *context_;
-  if (x.size() != 2) {
-    throw InvalidArgument(std::string(operation) + ": the input must have 2 parts; relinearize it");
-  }
-  if (x.parts[0].context() != context.ciphertext_ring()) {
-    throw MismatchError(std::string(operation) + ": the input belongs to a different context");
-  }
+  rlwe::detail::require_relinearized(x, operation);
+  rlwe::detail::require_ciphertext_ring_poly(context, x.parts[0], operation, "the input");
   if (x.needs_rescale && x.level() > 0) {
     throw InvalidArgument(std::string(operation) + ": the input awaits its rescale; rescale first");
   }
-  if (keys.context() != context_) {
-    throw MismatchError(std::string(operation) + ": the Galois keys belong to a different context");
-  }
+  rlwe::detail::require_galois_keys(context, keys, operation);
   const std::size_t level = x.level();
   // Every key first: the baby steps of all transforms and their giant steps.
   std::set<std::size_t> babies;
@@ -87,7 +82,7 @@ std::vector<rlwe::Ciphertext> LinearTransformEvaluator::evaluate(
   std::vector<int64_t> missing;
   for (const LinearTransform* m : transforms) {
     if (m == nullptr || m->context() != context_) {
-      throw MismatchError(std::string(operation) + ": a transform belongs to a different context");
+      rlwe::detail::throw_different_context(operation, "a transform");
     }
     if (m->level() < level) {
       throw InvalidArgument(std::string(operation) + ": the transform is encoded at level " +

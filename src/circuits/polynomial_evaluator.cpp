@@ -11,6 +11,7 @@
 #include "heft/util/error.hpp"
 #include "paterson_stockmeyer.hpp"
 #include "power_basis.hpp"
+#include "rlwe/operand_checks.hpp"
 
 namespace heft::circuits {
 
@@ -74,10 +75,7 @@ static std::vector<rlwe::Ciphertext> evaluate_all(
     const Polynomial& variable, double target_scale, const ckks::Evaluator& evaluator,
     const ckks::Encoder& encoder, const detail::ConstantProducts& constants,
     const rlwe::RelinKey& key, const char* operation) {
-  if (x.size() != 2) {
-    throw InvalidArgument(std::string(operation) +
-                          ": the input must have 2 parts; relinearize it first");
-  }
+  rlwe::detail::require_relinearized(x, operation);
   rlwe::Ciphertext y = x.needs_rescale && x.level() > 0 ? evaluator.rescale(x) : x.clone();
   std::size_t max_depth = 0;
   for (const auto& p : polynomials)

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "heft/util/error.hpp"
+#include "rlwe/operand_checks.hpp"
 
 namespace heft::tensor::detail {
 
@@ -33,8 +34,7 @@ inline void require_levels(std::size_t needed, std::size_t available, const char
 // MismatchError naming `operation` unless both operands share a context.
 template <class Pointer>
 void require_same_context(const Pointer& a, const Pointer& b, const char* operation) {
-  if (a != b)
-    throw MismatchError(std::string(operation) + ": the operands belong to different contexts");
+  if (a != b) rlwe::detail::throw_different_context(operation, "the second operand");
 }
 
 // MismatchError naming `operation` unless the sizes agree.

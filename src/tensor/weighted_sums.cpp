@@ -6,6 +6,7 @@
 
 #include "circuits/constant_products.hpp"
 #include "heft/util/error.hpp"
+#include "rlwe/operand_checks.hpp"
 #include "tensor/chunks.hpp"
 #include "tensor/ckks_vector_ops.hpp"
 #include "tensor/messages.hpp"
@@ -20,9 +21,7 @@ std::vector<rlwe::Ciphertext> weighted_sums(const TensorContext& context,
     if (x.needs_rescale && x.level() > 0)
       throw InvalidArgument(std::string(operation) +
                             ": an input awaits its rescale (turn auto_rescale on or rescale it)");
-    if (x.size() != 2)
-      throw InvalidArgument(std::string(operation) + ": an input has " + std::to_string(x.size()) +
-                            " parts; relinearize it first");
+    rlwe::detail::require_relinearized(x, operation);
   }
   const auto& evaluator = context.ckks_evaluator();
   const circuits::detail::ConstantProducts products(context.rlwe_context());

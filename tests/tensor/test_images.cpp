@@ -174,7 +174,7 @@ TEST(Images, ErrorsAreTyped) {
   std::vector<CKKSVector> mixed;
   mixed.push_back(CKKSVector::encrypt(context(), Reals{1}));
   mixed.push_back(CKKSVector::encrypt(bare, Reals{1}));
-  expect_error<MismatchError>([&] { (void)pack_vectors(mixed); }, "different contexts");
+  expect_error<MismatchError>([&] { (void)pack_vectors(mixed); }, "belongs to a different context");
   expect_error<InvalidArgument>([&] { (void)pack_vectors({}); }, "no vector");
   std::vector<CKKSVector> large;
   large.push_back(CKKSVector::encrypt(context(), Reals(1500, 0.5)));
