@@ -76,6 +76,14 @@ class HEFT_EXPORT CKKSTensor {
   [[nodiscard]] CKKSTensor transpose() const;
   // [batch, n] x plain [n, m] -> [batch, m].
   [[nodiscard]] CKKSTensor mm(const PlainTensor& matrix) const;
+  // Encrypted by encrypted: [batch, n, k] x [batch, k, m] -> [batch, n, m]
+  // (or [batch, k] x [batch, k, m] -> [batch, m]), one matrix product per
+  // batch entry; with a batch of 1, TenSEAL's ckks_tensor mm of two
+  // encrypted matrices. Each output sums k ciphertext products and, with
+  // auto_relin and auto_rescale, relinearizes and rescales once (not k
+  // times). One level. MismatchError for shapes or batches that differ,
+  // InvalidArgument without a relinearization key or a level.
+  [[nodiscard]] CKKSTensor mm(const CKKSTensor& other) const;
   // A 2-D convolution (cross-correlation, as PyTorch's Conv2d) of a batch of
   // images, one image per slot, without im2col: this tensor [batch, H, W]
   // (one input channel) or [batch, C_in, H, W]; kernels [C_out, kh, kw] (one
