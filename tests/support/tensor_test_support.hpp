@@ -2,11 +2,14 @@
 // (N = 4096) made once per process, and random inputs.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <random>
 #include <vector>
 
 #include "heft/tensor/context.hpp"
+#include "heft/tensor/plain_tensor.hpp"
 
 namespace heft::tensor::testing {
 
@@ -63,6 +66,16 @@ inline std::vector<int64_t> random_integers(std::size_t n, uint64_t seed, int64_
   for (auto& x : v)
     x = dist(rng);
   return v;
+}
+
+// A decrypted tensor has `shape` and is within `tol` of `want`, value by
+// value (the first value out of tolerance fails the test).
+inline void expect_close(const tensor::PlainTensor& got, const tensor::Shape& shape,
+                         const std::vector<double>& want, double tol) {
+  ASSERT_EQ(got.shape(), shape);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i)
+    ASSERT_NEAR(got.data()[i], want[i], tol) << "at " << i;
 }
 
 }  // namespace heft::tensor::testing

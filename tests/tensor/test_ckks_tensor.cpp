@@ -15,17 +15,11 @@
 namespace heft::tensor {
 namespace {
 
+using testing::expect_close;
 using Reals = std::vector<double>;
 
 const TensorContext::Ptr& context() {
   return testing::shared_ckks_context();
-}
-
-void expect_close(const PlainTensor& got, const Shape& shape, const Reals& want, double tol) {
-  ASSERT_EQ(got.shape(), shape);
-  ASSERT_EQ(got.size(), want.size());
-  for (std::size_t i = 0; i < want.size(); ++i)
-    ASSERT_NEAR(got.data()[i], want[i], tol) << "at " << i;
 }
 
 // [batch 5, 2, 3] values and their element-wise twin.

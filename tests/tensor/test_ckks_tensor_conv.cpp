@@ -17,6 +17,7 @@
 namespace heft::tensor {
 namespace {
 
+using testing::expect_close;
 using Reals = std::vector<double>;
 
 // out[b][o][r][c] = sum_{i,kr,kc} in[b][i][r*s+kr][c*s+kc] k[o][i][kr][kc].
@@ -37,12 +38,6 @@ Reals direct_convolution(const Reals& in, std::size_t batch, std::size_t channel
           out[((b * outs + o) * out_side + r) * out_side + c] = sum;
         }
   return out;
-}
-
-void expect_close(const PlainTensor& got, const Shape& shape, const Reals& want, double tol) {
-  ASSERT_EQ(got.shape(), shape);
-  for (std::size_t i = 0; i < want.size(); ++i)
-    ASSERT_NEAR(got.data()[i], want[i], tol) << "at " << i;
 }
 
 TEST(CKKSTensorConv, OneChannelStrideTwoMatchesTheDirectSum) {

@@ -13,6 +13,7 @@
 namespace heft::tensor {
 namespace {
 
+using testing::expect_close;
 using Reals = std::vector<double>;
 
 // c[b][i][j] = sum_l a[b][i][l] * m[b][l][j].
@@ -25,12 +26,6 @@ Reals batched_product(const Reals& a, const Reals& m, std::size_t batch, std::si
         for (std::size_t l = 0; l < k; ++l)
           c[(b * n + i) * cols + j] += a[(b * n + i) * k + l] * m[(b * k + l) * cols + j];
   return c;
-}
-
-void expect_close(const PlainTensor& got, const Shape& shape, const Reals& want, double tol) {
-  ASSERT_EQ(got.shape(), shape);
-  for (std::size_t i = 0; i < want.size(); ++i)
-    ASSERT_NEAR(got.data()[i], want[i], tol) << "at " << i;
 }
 
 TEST(CKKSTensorProducts, MatrixTimesMatrixPerBatchEntry) {
