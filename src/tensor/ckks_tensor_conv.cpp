@@ -61,4 +61,39 @@ CKKSTensor CKKSTensor::conv2d(const PlainTensor& kernels, std::size_t stride) co
           true};
 }
 
+CKKSTensor CKKSTensor::avg_pool2d(std::size_t kernel, std::size_t stride) const {
+  constexpr const char* op = "CKKSTensor::avg_pool2d";
+  require_valid(op);
+  if (kernel == 0 || stride == 0)
+    throw InvalidArgument(std::string(op) + ": the kernel and the stride must be at least 1");
+  const bool one_channel = shape_.size() == 3;
+  if (!one_channel && shape_.size() != 4)
+    throw MismatchError(std::string(op) + ": needs a [batch, H, W] or [batch, C, H, W] tensor");
+  const std::size_t channels = one_channel ? 1 : shape_[1];
+  const std::size_t height = shape_[shape_.size() - 2], width = shape_.back();
+  if (kernel > height || kernel > width)
+    throw MismatchError(std::string(op) + ": a " + std::to_string(kernel) + "x" +
+                        std::to_string(kernel) + " window is larger than the " +
+                        std::to_string(height) + "x" + std::to_string(width) + " image");
+  detail::require_levels(1, level(), op);
+  const std::size_t out_rows = (height - kernel) / stride + 1;
+  const std::size_t out_cols = (width - kernel) / stride + 1;
+  const double weight = 1.0 / static_cast<double>(kernel * kernel);
+  std::vector<std::vector<detail::WeightedTerm>> sums;
+  for (std::size_t ch = 0; ch < channels; ++ch)
+    for (std::size_t r = 0; r < out_rows; ++r)
+      for (std::size_t c = 0; c < out_cols; ++c) {
+        auto& terms = sums.emplace_back();
+        for (std::size_t kr = 0; kr < kernel; ++kr)
+          for (std::size_t kc = 0; kc < kernel; ++kc)
+            terms.push_back({(ch * height + r * stride + kr) * width + c * stride + kc, weight});
+      }
+  auto elements = detail::weighted_sums(*context_, elements_, sums, op);
+  Shape shape = {batch_size()};
+  if (!one_channel) shape.push_back(channels);
+  shape.push_back(out_rows);
+  shape.push_back(out_cols);
+  return {context_, std::move(elements), std::move(shape), true};
+}
+
 }  // namespace heft::tensor

@@ -81,6 +81,22 @@ TEST(CKKSTensorConv, BadShapesAreRefusedAndTheOperandKept) {
   expect_close(x.decrypt(), {2, 4, 4}, image, 1e-6);
 }
 
+TEST(CKKSTensorConv, AveragePoolingPerChannel) {
+  const auto& context = testing::shared_ckks_context();
+  const std::size_t batch = 3, channels = 2, side = 6, kernel = 2, stride = 2;
+  const Reals image = testing::random_reals(batch * channels * side * side, 71);
+  Reals kernels(channels * channels * kernel * kernel, 0.0);  // depthwise: identity across channels
+  for (std::size_t c = 0; c < channels; ++c)
+    for (std::size_t k = 0; k < kernel * kernel; ++k)
+      kernels[(c * channels + c) * kernel * kernel + k] = 0.25;
+  const auto x = CKKSTensor::encrypt(context, PlainTensor(image, {batch, channels, side, side}));
+  expect_close(x.avg_pool2d(kernel, stride).decrypt(), {batch, channels, 3, 3},
+               direct_convolution(image, batch, channels, side, kernels, channels, kernel, stride),
+               1e-6);
+  EXPECT_THROW((void)x.avg_pool2d(7, 1), MismatchError);
+  EXPECT_THROW((void)x.avg_pool2d(2, 0), InvalidArgument);
+}
+
 TEST(MnistNetworkBatch, ThroughputModeAgreesWithThePlainNetworkOnFashionMnist) {
   // 16 real images in one evaluation, on the tutorial's context.
   std::vector<Matrix> images;

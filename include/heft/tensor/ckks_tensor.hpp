@@ -26,6 +26,7 @@
 #include <span>
 #include <vector>
 
+#include "heft/circuits/approximation.hpp"
 #include "heft/export.hpp"
 #include "heft/rlwe/ciphertext.hpp"
 #include "heft/tensor/context.hpp"
@@ -94,6 +95,20 @@ class HEFT_EXPORT CKKSTensor {
   // MismatchError for shapes that do not fit, InvalidArgument for a stride
   // of 0, a kernel value that is not finite or no level left.
   [[nodiscard]] CKKSTensor conv2d(const PlainTensor& kernels, std::size_t stride = 1) const;
+  // Average pooling over `kernel` x `kernel` windows, `stride` apart, of
+  // each channel of a [batch, H, W] or [batch, C, H, W] tensor (a
+  // depthwise convolution by 1 / kernel^2): one level; errors as conv2d.
+  [[nodiscard]] CKKSTensor avg_pool2d(std::size_t kernel, std::size_t stride) const;
+
+  // ---- comparisons (values in [-1, 1]) ----
+  // max(x, 0) element-wise through a sign approximation
+  // (circuits::sign_approximation): exact to its precision where |x| is at
+  // least its epsilon, within epsilon elsewhere. Depth sign.depth() + 1.
+  [[nodiscard]] CKKSTensor relu(const circuits::CompositePolynomial& sign) const;
+  // max(this, other) element-wise (same shape), as other + relu(this -
+  // other): the difference must stay in [-1, 1]. Depth sign.depth() + 1.
+  [[nodiscard]] CKKSTensor max(const CKKSTensor& other,
+                               const circuits::CompositePolynomial& sign) const;
 
  private:
   CKKSTensor(TensorContext::Ptr context, std::vector<rlwe::Ciphertext> elements, Shape shape,
