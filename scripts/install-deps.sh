@@ -2,8 +2,8 @@
 # Installs what heft needs to build, test and benchmark on Debian 12 (run as
 # root, or with sudo available). Safe to run again.
 set -euo pipefail
-# dataset-fashion-mnist: the real images tests/tensor/test_mnist_network.cpp
-# runs TenSEAL's MNIST network on.
+# dataset-fashion-mnist: the real images the MNIST network's tests and the
+# inference demo (scripts/demo.sh) run on.
 packages=(build-essential cmake ninja-build pkg-config libssl-dev libgtest-dev libgmock-dev
           libbenchmark-dev libgmp-dev libsimde-dev libzstd-dev qemu-user dataset-fashion-mnist)
 missing=()

@@ -1,7 +1,8 @@
-// Reads images of Debian's dataset-fashion-mnist (gzip-compressed IDX files
-// under /usr/share/datasets/fashion-mnist) through `gzip -dc`, for the tests
-// and benchmarks that run the MNIST network on real images. A missing file
-// is an error that says which package provides it.
+// Reads images and labels of Debian's dataset-fashion-mnist (gzip-compressed
+// IDX files under /usr/share/datasets/fashion-mnist) through `gzip -dc`, for
+// the tests, benchmarks and the inference example that run the MNIST network
+// on real images. A missing file is an error that says which package
+// provides it.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,8 @@ namespace heft::testing {
 
 inline const char* kFashionMnistTestImages =
     "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz";
+inline const char* kFashionMnistTestLabels =
+    "/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz";
 
 // The first `count` images (rows of pixels 0..255) of an IDX3 file.
 // std::runtime_error when the file is absent (naming the package) or
@@ -48,6 +51,23 @@ inline std::vector<std::vector<std::vector<uint8_t>>> read_idx_images(const std:
     throw std::runtime_error(path + " is not an IDX3 file of at least " + std::to_string(count) +
                              " images");
   return out;
+}
+
+// The first `count` labels (0..9) of an IDX1 file; errors as read_idx_images.
+inline std::vector<uint8_t> read_idx_labels(const std::string& path, std::size_t count) {
+  if (!std::filesystem::exists(path))
+    throw std::runtime_error(path + " is missing: apt-get install dataset-fashion-mnist");
+  FILE* pipe = popen(("gzip -dc '" + path + "'").c_str(), "r");
+  if (!pipe) throw std::runtime_error("cannot run gzip -dc on " + path);
+  unsigned char header[8];
+  bool complete = std::fread(header, 1, 8, pipe) == 8 && header[2] == 0x08 && header[3] == 0x01;
+  std::vector<uint8_t> labels(count);
+  complete = complete && std::fread(labels.data(), 1, count, pipe) == count;
+  pclose(pipe);
+  if (!complete)
+    throw std::runtime_error(path + " is not an IDX1 file of at least " + std::to_string(count) +
+                             " labels");
+  return labels;
 }
 
 }  // namespace heft::testing
