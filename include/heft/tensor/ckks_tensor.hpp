@@ -29,6 +29,7 @@
 #include "heft/circuits/approximation.hpp"
 #include "heft/export.hpp"
 #include "heft/rlwe/ciphertext.hpp"
+#include "heft/rlwe/serialization.hpp"
 #include "heft/tensor/context.hpp"
 #include "heft/tensor/plain_tensor.hpp"
 
@@ -109,6 +110,14 @@ class HEFT_EXPORT CKKSTensor {
   // other): the difference must stay in [-1, 1]. Depth sign.depth() + 1.
   [[nodiscard]] CKKSTensor max(const CKKSTensor& other,
                                const circuits::CompositePolynomial& sign) const;
+
+  // ---- serialization (docs/format.md, "Tensor objects") ----
+  [[nodiscard]] rlwe::Bytes serialize(const rlwe::SaveOptions& options = {}) const;
+  // FormatError for malformed bytes (a shape that does not fit the context
+  // or the bytes, ciphertexts at different levels or not of 2 parts), and
+  // what rlwe's loaders throw.
+  [[nodiscard]] static CKKSTensor load(TensorContext::Ptr context, std::span<const uint8_t> bytes,
+                                       const rlwe::LoadOptions& options = {});
 
  private:
   CKKSTensor(TensorContext::Ptr context, std::vector<rlwe::Ciphertext> elements, Shape shape,
