@@ -38,6 +38,9 @@
 #include "heft/schemes/bgv/encryptor.hpp"
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/serialization.hpp"
+#include "heft/tensor/ckks_tensor.hpp"
+#include "heft/tensor/ckks_vector.hpp"
+#include "heft/tensor/context.hpp"
 #include "heft/util/error.hpp"
 
 #ifndef HEFT_FUZZ_ENTRY
@@ -386,6 +389,54 @@ std::size_t table_bytes_held(const rlwe::Context& context) {
   fail("read_object", "inspect() returned an unknown object type");
 }
 
+// --- the tensor layer's objects (a header of its own, then frames) -----------
+
+// The tensor context the vector and tensor targets load into: the CKKS set
+// of fuzz_contexts.hpp with fresh keys (frames name the parameters, not the
+// keys, so make_corpus's objects load into it).
+const tensor::TensorContext::Ptr& tensor_context() {
+  static const tensor::TensorContext::Ptr context =
+      tensor::TensorContext::create(fuzz::ckks_parameters(), fuzz::kScale);
+  return context;
+}
+
+[[maybe_unused]] void fuzz_load_tensor_context(Input input) {
+  check(
+      "tensor context", input, [](Input b) { return tensor::TensorContext::load(b, kLoad); },
+      [](const tensor::TensorContext::Ptr& c, const rlwe::SaveOptions& o) {
+        return c->serialize(tensor::TensorContext::SaveParts{}, o);
+      },
+      [](const tensor::TensorContext::Ptr& c) {
+        if (!c) fail("tensor context", "load returned null");
+        (void)c->slot_count();
+      });
+}
+
+[[maybe_unused]] void fuzz_load_ckks_vector(Input input) {
+  check(
+      "CKKS vector", input,
+      [](Input b) { return tensor::CKKSVector::load(tensor_context(), b, kLoad); },
+      [](const tensor::CKKSVector& v, const rlwe::SaveOptions& o) { return v.serialize(o); },
+      [](const tensor::CKKSVector& v) {
+        if (v.decrypt().size() != v.size()) fail("CKKS vector", "decrypt gave another size");
+        (void)v.add(v);
+      });
+}
+
+[[maybe_unused]] void fuzz_load_ckks_tensor(Input input) {
+  check(
+      "CKKS tensor", input,
+      [](Input b) { return tensor::CKKSTensor::load(tensor_context(), b, kLoad); },
+      [](const tensor::CKKSTensor& t, const rlwe::SaveOptions& o) { return t.serialize(o); },
+      [](const tensor::CKKSTensor& t) {
+        std::size_t elements = 1;
+        for (const std::size_t d : t.shape())
+          elements *= d;
+        if (t.decrypt().size() != elements) fail("CKKS tensor", "decrypt gave another size");
+        (void)t.add(t);
+      });
+}
+
 // Makes a mutated frame consistent again: length fields from the actual size,
 // for an uncompressed parameters object the parameter hash of its payload
 // (which is the canonical encoding it hashes), and a correct checksum, so
@@ -409,6 +460,20 @@ void fix_frame(uint8_t* data, std::size_t size) {
   }
 }
 
+// The header length of a tensor-layer object (docs/format.md, "Tensor
+// objects"), 0 for anything else (a frame).
+std::size_t tensor_header_bytes(const uint8_t* data, std::size_t size) {
+  if (size < 18 || std::memcmp(data, "HEFT", 4) != 0) return 0;
+  if (std::memcmp(data + 4, "TCTX", 4) == 0) return 8 + 2 + 3 + 8;
+  if (std::memcmp(data + 4, "CKVC", 4) == 0) return 8 + 2 + 8 + 1 + 8;
+  if (std::memcmp(data + 4, "CKTN", 4) == 0) {
+    uint64_t rank = 0;
+    std::memcpy(&rank, data + 10, 8);
+    return rank > 16 ? 0 : 8 + 2 + 8 + 8 * rank + 1 + 8;
+  }
+  return 0;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -425,6 +490,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
                                           unsigned int seed) {
   size = LLVMFuzzerMutate(data, size, max_size);
-  if (seed % 8 != 0) fix_frame(data, size);
+  if (seed % 8 == 0) return size;
+  const std::size_t header = tensor_header_bytes(data, size);
+  if (header == 0) {
+    fix_frame(data, size);
+  } else {
+    // A tensor object: fix each frame after its header, as far as the
+    // frames' own lengths lead.
+    std::size_t at = header;
+    while (size - at >= kHeaderBytes + kChecksumBytes) {
+      uint64_t stored = 0;
+      std::memcpy(&stored, data + at + kStoredLengthAt, 8);
+      if (stored > size - at - kHeaderBytes - kChecksumBytes) break;
+      const std::size_t frame = kHeaderBytes + stored + kChecksumBytes;
+      fix_frame(data + at, frame);
+      at += frame;
+    }
+  }
   return size;
 }

@@ -33,6 +33,9 @@
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/ckks/evaluator.hpp"
 #include "heft/schemes/serialization.hpp"
+#include "heft/tensor/ckks_tensor.hpp"
+#include "heft/tensor/ckks_vector.hpp"
+#include "heft/tensor/context.hpp"
 
 namespace {
 
@@ -256,6 +259,39 @@ void ckks_objects(Corpus& corpus) {
                         [&](const SaveOptions& o) { return rlwe::save(*context, seeded, o); });
 }
 
+// The tensor layer's objects: contexts with and without keys, vectors of
+// one and two ciphertexts, batched tensors of rank 1 to 3.
+void tensor_objects(Corpus& corpus) {
+  const auto context = tensor::TensorContext::create(fuzz::ckks_parameters(), fuzz::kScale);
+  context->generate_galois_keys(std::vector<int64_t>{1, 2});
+  tensor::TensorContext::SaveParts no_secret;
+  no_secret.secret_key = false;
+  tensor::TensorContext::SaveParts parameters_only{false, false, false, false};
+  const std::string c = "fuzz_load_tensor_context";
+  corpus.write_variants(c, "all_keys", [&](const SaveOptions& o) {
+    return context->serialize(tensor::TensorContext::SaveParts{}, o);
+  });
+  corpus.write_variants(c, "public",
+                        [&](const SaveOptions& o) { return context->serialize(no_secret, o); });
+  corpus.write(c, "parameters_only", context->serialize(parameters_only));
+
+  const std::string v = "fuzz_load_ckks_vector";
+  const std::vector<double> values = {0.5, -1.25, 3.0, 0.0, 7.5, -2.0, 1.0, 0.125};
+  const auto one = tensor::CKKSVector::encrypt(context, values);
+  std::vector<double> long_values(context->slot_count() + 3, 0.25);
+  const auto two = tensor::CKKSVector::encrypt(context, long_values);
+  corpus.write_variants(v, "one_ciphertext",
+                        [&](const SaveOptions& o) { return one.serialize(o); });
+  corpus.write_variants(v, "two_ciphertexts",
+                        [&](const SaveOptions& o) { return two.serialize(o); });
+
+  const std::string t = "fuzz_load_ckks_tensor";
+  const auto rank1 = tensor::CKKSTensor::encrypt(context, tensor::PlainTensor(values, {8}));
+  const auto rank3 = tensor::CKKSTensor::encrypt(context, tensor::PlainTensor(values, {2, 2, 2}));
+  corpus.write_variants(t, "rank1", [&](const SaveOptions& o) { return rank1.serialize(o); });
+  corpus.write_variants(t, "rank3", [&](const SaveOptions& o) { return rank3.serialize(o); });
+}
+
 void integer_objects(Corpus& corpus) {
   const rlwe::ContextPtr& context = fuzz::integer_context();
   const rlwe::SecretKey secret = fuzz::fixed_secret_key(context);
@@ -345,6 +381,7 @@ int main(int argc, char** argv) {
     keys(corpus);
     ckks_objects(corpus);
     integer_objects(corpus);
+    tensor_objects(corpus);
     streams(corpus, root);
     std::printf("make_corpus: wrote %d files under %s\n", corpus.files(), root.c_str());
     return 0;

@@ -209,7 +209,11 @@ CKKSTensor CKKSTensor::polyval(std::span<const double> coefficients) const {
   require_valid(op);
   // The constant goes into the own slots as a plain vector (the padding
   // keeps its zeros); the rest is 0 at 0.
-  const auto [polynomial, constant] = detail::split_polynomial(coefficients, op);
+  // Named members, not a structured binding: the lambda below reads the
+  // polynomial, and clang before 16 cannot capture a binding.
+  const detail::SplitPolynomial split = detail::split_polynomial(coefficients, op);
+  const circuits::Polynomial& polynomial = split.rest;
+  const double constant = split.constant;
   if (polynomial.degree() == 0) return mul(0.0).add(constant);
   detail::require_levels(polynomial.depth(), level(), op);
   const circuits::PolynomialEvaluator evaluator(context_->rlwe_context(), context_->relin_key(op));
