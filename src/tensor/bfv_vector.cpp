@@ -65,6 +65,15 @@ std::vector<int64_t> BFVVector::decrypt() const {
   const std::size_t slots = context_->slot_count();
   std::vector<int64_t> out(size_);
   const auto fill = [&](std::size_t c) {
+    // A spent noise budget decrypts to wrong values without a sign: refuse
+    // instead (the budget is the client's own measurement; see
+    // bfv/encryptor.hpp on not sharing it).
+    if (decryptor.invariant_noise_budget(chunks_[c]) == 0)
+      throw NoiseBudgetError(std::string(op) + ": the noise has used up the budget of " +
+                             (chunks_.size() == 1 ? std::string("the ciphertext")
+                                                  : "ciphertext " + std::to_string(c)) +
+                             ", so its values would be wrong (use a larger coefficient modulus, "
+                             "a smaller plain modulus or fewer multiplications)");
     const auto values = encoder.decode_signed(decryptor.decrypt(chunks_[c]));
     const std::size_t count = std::min(slots, size_ - c * slots);
     std::copy_n(values.begin(), count, out.begin() + static_cast<std::ptrdiff_t>(c * slots));

@@ -141,5 +141,21 @@ TEST(BFVVector, ErrorsAndSerialization) {
   EXPECT_THROW((void)BFVVector::load(context(), rlwe::Bytes{1, 2}, options), FormatError);
 }
 
+TEST(BFVVector, ASpentNoiseBudgetIsRefusedNotDecryptedWrong) {
+  // SEAL's default primes for N = 4096 (72 bits of Q) and a 20-bit t: one
+  // product leaves too little budget for the rotations of a sum, which
+  // decrypted to garbage before the check.
+  TenSEALArguments arguments;
+  arguments.scheme = Scheme::bfv;
+  arguments.poly_modulus_degree = 4096;
+  arguments.plain_modulus = 1032193;
+  const auto context = TensorContext::create(arguments);
+  context->generate_galois_keys();
+  const std::vector<int64_t> a = {3, -7, 12, 0, 5}, b = {2, 4, -6, 9, 1};
+  const auto x = BFVVector::encrypt(context, a), y = BFVVector::encrypt(context, b);
+  EXPECT_EQ(x.mul(y).decrypt(), (std::vector<int64_t>{6, -28, -72, 0, 5}));
+  EXPECT_THROW((void)x.mul(y).sum().decrypt(), NoiseBudgetError);
+}
+
 }  // namespace
 }  // namespace heft::tensor

@@ -38,7 +38,8 @@ class HEFT_EXPORT BFVVector {
   // InvalidArgument for an empty vector or a CKKS context.
   [[nodiscard]] static BFVVector encrypt(TensorContext::Ptr context,
                                          std::span<const int64_t> values);
-  // Values in (-t/2, t/2]; needs the secret key.
+  // Values in (-t/2, t/2]; needs the secret key. NoiseBudgetError when a
+  // ciphertext's noise budget is spent (its values would be wrong).
   [[nodiscard]] std::vector<int64_t> decrypt() const;
 
   [[nodiscard]] std::size_t size() const noexcept { return size_; }

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Encrypted Fashion-MNIST inference with heft, client and server as separate roles.
+
+The client makes the keys, encrypts real Fashion-MNIST test images (Debian's
+dataset-fashion-mnist) and sends the server only bytes: the public context
+(evaluation keys, no secret key) and one ciphertext per image. The server
+loads them, runs the model on the ciphertexts and returns the encrypted logits
+as bytes; the client decrypts them. The model is TenSEAL's MNIST tutorial
+network (conv 7x7 stride 3 with 4 channels, x^2, fc 256 -> 64, x^2, fc 64 -> 10),
+trained in plaintext by models/train_fashion_mnist.py and shipped as
+models/fashion_mnist_tutorial.txt. The same network in numpy is the oracle:
+the demo reports how often the encrypted and plain predictions agree, the
+accuracy of each against the labels, the logits' largest error, the bytes
+each way and the time of each step.
+
+The code is TenSEAL's tutorial code: `import heft as ts` is the only change.
+
+    PYTHONPATH=build/python /usr/bin/python3 python/examples/fashion_mnist_inference.py [--images 100]
+"""
+import argparse
+import gzip
+import os
+import struct
+import sys
+import time
+
+import numpy as np
+
+import heft as ts
+
+DATA = "/usr/share/datasets/fashion-mnist"
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_MODEL = os.path.join(HERE, "..", "..", "models", "fashion_mnist_tutorial.txt")
+CLASSES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+           "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"]
+KERNEL, STRIDE = 7, 3
+
+
+def read_idx(path, count):
+    """The first `count` entries of a gzip-compressed IDX file (images or labels)."""
+    if not os.path.exists(path):
+        sys.exit(f"{path} is missing: apt-get install dataset-fashion-mnist")
+    with gzip.open(path, "rb") as f:
+        magic, total = struct.unpack(">II", f.read(8))
+        shape = [min(count, total)]
+        if magic == 0x803:
+            shape += list(struct.unpack(">II", f.read(8)))
+        return np.frombuffer(f.read(int(np.prod(shape))), dtype=np.uint8).reshape(shape)
+
+
+def read_model(path):
+    """The arrays of a model file written by models/train_fashion_mnist.py."""
+    arrays = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            fields = line.split()
+            rank = int(fields[1])
+            shape = [int(d) for d in fields[2:2 + rank]]
+            arrays[fields[0]] = np.array(fields[2 + rank:], dtype=np.float64).reshape(shape)
+    return arrays
+
+
+def plain_logits(model, image):
+    """The network in numpy: the oracle of the encrypted evaluation."""
+    side = (image.shape[0] - KERNEL) // STRIDE + 1
+    channels = []
+    for kernel, bias in zip(model["conv_kernels"], model["conv_bias"]):
+        out = np.empty((side, side))
+        for r in range(side):
+            for c in range(side):
+                window = image[r * STRIDE:r * STRIDE + KERNEL, c * STRIDE:c * STRIDE + KERNEL]
+                out[r, c] = np.sum(window * kernel) + bias
+        channels.append(out.ravel())
+    x = np.concatenate(channels) ** 2
+    x = (x @ model["fc1"] + model["fc1_bias"]) ** 2
+    return x @ model["fc2"] + model["fc2_bias"]
+
+
+class Client:
+    """Holds the secret key; encrypts images and decrypts the server's answers."""
+
+    def __init__(self):
+        # TenSEAL's tutorial context shape with 25-bit scales: 34 + 6 x 25 + 34
+        # = 218 bits, the most N = 8192 allows at 128-bit security.
+        self.context = ts.context(ts.SCHEME_TYPE.CKKS, poly_modulus_degree=8192,
+                                  coeff_mod_bit_sizes=[34, 25, 25, 25, 25, 25, 25, 34])
+        self.context.global_scale = 2 ** 25
+        self.context.generate_galois_keys()
+
+    def public_context(self):
+        """What the server gets: parameters and evaluation keys, no secret key."""
+        return self.context.serialize(save_public_key=True, save_secret_key=False,
+                                      save_galois_keys=True, save_relin_keys=True)
+
+    def encrypt(self, image):
+        encrypted, windows = ts.im2col_encoding(self.context, image.tolist(), KERNEL, KERNEL,
+                                                STRIDE)
+        return encrypted.serialize(), windows
+
+    def decrypt(self, answer):
+        return np.array(ts.ckks_vector_from(self.context, answer).decrypt())
+
+    def encrypt_batch(self, images):
+        return ts.ckks_tensor(self.context, images, batch=True).serialize()
+
+    def decrypt_batch(self, answer):
+        return ts.ckks_tensor_from(self.context, answer).decrypt().numpy()
+
+
+class Server:
+    """Never sees the secret key: a public context, the model, ciphertext bytes."""
+
+    def __init__(self, public_context, model):
+        self.context = ts.context_from(public_context)
+        assert not self.context.is_private(), "the server must not hold the secret key"
+        self.model = model
+        self.kernels = [k.tolist() for k in model["conv_kernels"]]
+
+    def classify_batch(self, request):
+        """Throughput mode (heft beyond TenSEAL): a batch of images, one per slot."""
+        x = ts.ckks_tensor_from(self.context, request)
+        x = x.conv2d(self.model["conv_kernels"], STRIDE)
+        x = x + ts.plain_tensor(self.model["conv_bias"].reshape(-1, 1, 1))
+        x = x.square().reshape([x.shape[0], 256])
+        x = (x.mm(self.model["fc1"]) + self.model["fc1_bias"]).square()
+        return (x.mm(self.model["fc2"]) + self.model["fc2_bias"]).serialize()
+
+    def classify(self, request, windows):
+        x = ts.ckks_vector_from(self.context, request)
+        channels = [x.conv2d_im2col(kernel, windows) + float(bias)
+                    for kernel, bias in zip(self.kernels, self.model["conv_bias"])]
+        x = ts.CKKSVector.pack_vectors(channels)
+        x.square_()
+        x = x.mm(self.model["fc1"].tolist()) + self.model["fc1_bias"].tolist()
+        x.square_()
+        x = x.mm(self.model["fc2"].tolist()) + self.model["fc2_bias"].tolist()
+        return x.serialize()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--images", type=int, default=100, help="test images to classify")
+    parser.add_argument("--model", default=DEFAULT_MODEL)
+    parser.add_argument("--show", type=int, default=5, help="images printed one by one")
+    parser.add_argument("--batch", type=int, default=4096,
+                        help="images classified in one evaluation in throughput mode (0: skip)")
+    args = parser.parse_args()
+
+    model = read_model(args.model)
+    mean, deviation = model["normalisation"]
+    count = max(args.images, args.batch)
+    images = read_idx(f"{DATA}/t10k-images-idx3-ubyte.gz", count)
+    labels = read_idx(f"{DATA}/t10k-labels-idx1-ubyte.gz", count)
+    inputs = (images.astype(np.float64) / 255 - mean) / deviation
+
+    start = time.perf_counter()
+    client = Client()
+    public = client.public_context()
+    keygen_s = time.perf_counter() - start
+    start = time.perf_counter()
+    server = Server(public, model)
+    load_s = time.perf_counter() - start
+    print(f"client: keys made in {keygen_s:.2f} s; public context sent to the server: "
+          f"{len(public) / 2**20:.1f} MiB (no secret key), loaded in {load_s:.2f} s")
+
+    sent = received = 0
+    times = {"encrypt": 0.0, "server": 0.0, "decrypt": 0.0}
+    agree = right_encrypted = right_plain = 0
+    worst = 0.0
+    for i, (image, label) in enumerate(zip(inputs[:args.images], labels[:args.images])):
+        t0 = time.perf_counter()
+        request, windows = client.encrypt(image)
+        t1 = time.perf_counter()
+        answer = server.classify(request, windows)
+        t2 = time.perf_counter()
+        logits = client.decrypt(answer)
+        t3 = time.perf_counter()
+        times["encrypt"] += t1 - t0
+        times["server"] += t2 - t1
+        times["decrypt"] += t3 - t2
+        sent += len(request)
+        received += len(answer)
+        want = plain_logits(model, image)
+        worst = max(worst, float(np.max(np.abs(logits - want)) / max(1.0, np.max(np.abs(want)))))
+        guess, plain_guess = int(np.argmax(logits)), int(np.argmax(want))
+        agree += guess == plain_guess
+        right_encrypted += guess == label
+        right_plain += plain_guess == label
+        if i < args.show:
+            print(f"image {i}: encrypted says {CLASSES[guess]!r}, plain says "
+                  f"{CLASSES[plain_guess]!r}, label {CLASSES[label]!r} "
+                  f"(server {1000 * (t2 - t1):.0f} ms)")
+
+    n = args.images
+    print(f"\n{n} Fashion-MNIST test images, encrypted end to end, one request each")
+    print(f"  encrypted accuracy {right_encrypted / n:.1%}, plain accuracy {right_plain / n:.1%}, "
+          f"predictions agree on {agree}/{n}")
+    print(f"  largest logit error {worst:.2e} of the largest logit")
+    print(f"  per image: encrypt {1000 * times['encrypt'] / n:.1f} ms, server "
+          f"{1000 * times['server'] / n:.1f} ms, decrypt {1000 * times['decrypt'] / n:.1f} ms")
+    print(f"  bytes per image: client -> server {sent / n / 1024:.0f} KiB, "
+          f"server -> client {received / n / 1024:.0f} KiB")
+    batch_agree, b = n, args.batch
+    if b:
+        t0 = time.perf_counter()
+        request = client.encrypt_batch(inputs[:b])
+        t1 = time.perf_counter()
+        answer = server.classify_batch(request)
+        t2 = time.perf_counter()
+        logits = client.decrypt_batch(answer)
+        guesses = logits.argmax(1)
+        plain = np.array([np.argmax(plain_logits(model, image)) for image in inputs[:b]])
+        batch_agree = int((guesses == plain).sum())
+        print(f"\nthroughput mode: {b} images in one evaluation, one per slot")
+        print(f"  encrypted accuracy {(guesses == labels[:b]).mean():.1%}, plain accuracy "
+              f"{(plain == labels[:b]).mean():.1%}, predictions agree on {batch_agree}/{b}")
+        print(f"  encrypt {t1 - t0:.2f} s, server {t2 - t1:.2f} s: {b / (t2 - t1):.0f} images/s; "
+              f"{len(request) / 2**20:.0f} MiB sent, {len(answer) / 2**20:.1f} MiB back")
+
+    # CKKS is approximate: an image whose two best logits are closer than the
+    # error may flip; more than a few such images means something is wrong.
+    if agree < 0.95 * n or batch_agree < 0.95 * max(b, 1):
+        sys.exit("the encrypted and plain predictions differ on more than 5% of the images")
+
+
+if __name__ == "__main__":
+    main()

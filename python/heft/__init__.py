@@ -1,0 +1,25 @@
+"""heft: homomorphic encryption (CKKS, BFV) for Python, with TenSEAL's API.
+
+`import heft as ts` runs programs written for TenSEAL 0.3: contexts, CKKS and
+BFV vectors, CKKS tensors, plain tensors, im2col encoding, serialization.
+Where TenSEAL has a known bug heft does the right thing instead (see
+docs/tenseal-compatibility.md); what heft does not have yet raises
+NotImplementedError naming it.
+"""
+from ._heft import (Error, FormatError, InvalidArgument, MismatchError, NoiseBudgetError,
+                    UnsupportedError)
+from ._context import (ENCRYPTION_TYPE, SCHEME_TYPE, Context, context, context_from)
+from ._vectors import (BFVVector, CKKSVector, bfv_vector, bfv_vector_from, ckks_vector,
+                       ckks_vector_from, im2col_encoding, lazy_bfv_vector_from,
+                       lazy_ckks_vector_from)
+from ._tensors import (CKKSTensor, PlainTensor, SignApproximation, ckks_tensor, ckks_tensor_from,
+                       lazy_ckks_tensor_from, plain_tensor)
+
+__all__ = [
+    "BFVVector", "CKKSTensor", "CKKSVector", "Context", "ENCRYPTION_TYPE", "Error", "FormatError",
+    "InvalidArgument", "MismatchError", "NoiseBudgetError", "PlainTensor", "SCHEME_TYPE",
+    "SignApproximation", "UnsupportedError", "bfv_vector", "bfv_vector_from", "ckks_tensor",
+    "ckks_tensor_from", "ckks_vector", "ckks_vector_from", "context", "context_from",
+    "im2col_encoding", "lazy_bfv_vector_from", "lazy_ckks_tensor_from", "lazy_ckks_vector_from",
+    "plain_tensor",
+]

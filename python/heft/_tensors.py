@@ -1,0 +1,247 @@
+"""TenSEAL's PlainTensor and CKKSTensor over heft's C++ tensors.
+
+heft's C++ CKKSTensor is batched on its first axis (one slot per batch
+entry, one ciphertext per element of the other axes). TenSEAL's
+`ckks_tensor(ctx, t, batch=True)` is that; `batch=False` (TenSEAL's
+default) is the same with a batch of one, the leading axis hidden from
+the user.
+"""
+import numbers
+
+from . import _heft
+from ._encrypted import Encrypted
+
+
+def _shape_of(values):
+    shape = []
+    while isinstance(values, (list, tuple)):
+        shape.append(len(values))
+        values = values[0] if values else None
+    return shape
+
+
+def _flatten(values):
+    if isinstance(values, (list, tuple)):
+        out = []
+        for v in values:
+            out.extend(_flatten(v))
+        return out
+    return [float(values)]
+
+
+class PlainTensor:
+    """An N-D array of floats (row-major), TenSEAL's PlainTensor."""
+
+    def __init__(self, tensor, shape=None, dtype="float"):
+        del dtype
+        if isinstance(tensor, _heft.PlainTensor):
+            self.data = tensor
+            return
+        if isinstance(tensor, PlainTensor):
+            tensor = tensor.tolist()
+        if hasattr(tensor, "shape") and hasattr(tensor, "reshape"):  # numpy arrays, torch tensors
+            flat = tensor.reshape(-1).tolist()
+            self.data = _heft.PlainTensor([float(v) for v in flat],
+                                          [int(d) for d in (shape or tensor.shape)])
+            return
+        if hasattr(tensor, "tolist"):
+            tensor = tensor.tolist()
+        if isinstance(tensor, numbers.Number):
+            tensor = [tensor]
+        flat = _flatten(tensor)
+        if shape is None:
+            shape = _shape_of(tensor)
+        self.data = _heft.PlainTensor(flat, [int(d) for d in shape])
+
+    @property
+    def shape(self):
+        return list(self.data.shape)
+
+    @property
+    def raw(self):
+        return list(self.data.data)
+
+    def size(self):
+        return len(self.data.data)
+
+    def tolist(self):
+        values, shape = list(self.data.data), self.shape
+
+        def build(offset, axes):
+            if len(axes) == 1:
+                return values[offset:offset + axes[0]], offset + axes[0]
+            out = []
+            for _ in range(axes[0]):
+                item, offset = build(offset, axes[1:])
+                out.append(item)
+            return out, offset
+
+        return build(0, shape)[0]
+
+    def numpy(self):
+        import numpy
+        return numpy.array(self.data.data).reshape(self.shape)
+
+    def reshape(self, shape):
+        return PlainTensor(self.data.reshape([int(d) for d in shape]))
+
+    def transpose(self):
+        return PlainTensor(self.data.transpose())
+
+    def sum(self, axis=0):
+        return PlainTensor(self.data.sum(int(axis)))
+
+    def __eq__(self, other):
+        return isinstance(other, PlainTensor) and self.shape == other.shape and self.raw == other.raw
+
+
+def plain_tensor(tensor, shape=None, dtype="float"):
+    return PlainTensor(tensor, shape, dtype)
+
+
+class SignApproximation:
+    """A composite polynomial close to sign(x) (for relu and max)."""
+
+    def __init__(self, epsilon=0.05, precision_bits=10, stage_degree=15):
+        self.data = _heft.SignApproximation(float(epsilon), float(precision_bits),
+                                            int(stage_degree))
+
+    def depth(self):
+        return self.data.depth()
+
+
+class CKKSTensor(Encrypted):
+    _native_type = _heft.CKKSTensor
+
+    """TenSEAL's CKKSTensor: an encrypted N-D tensor of reals."""
+
+    def __init__(self, context=None, tensor=None, scale=None, batch=False, native=None,
+                 lazy_bytes=None):
+        super().__init__(native, context, lazy_bytes)
+        self._batched = bool(batch)
+        if native is None and tensor is not None:
+            if scale is not None:
+                raise NotImplementedError("ckks_tensor with its own scale: set "
+                                          "context.global_scale")
+            plain = tensor if isinstance(tensor, PlainTensor) else PlainTensor(tensor)
+            native_plain = plain.data if batch else plain.data.reshape([1] + plain.shape)
+            self.data = _heft.CKKSTensor.encrypt(context.data, native_plain)
+
+    def _wrap(self, native):
+        return CKKSTensor(self._context, batch=self._batched, native=native)
+
+    def _plain(self, other):
+        plain = other if isinstance(other, PlainTensor) else PlainTensor(other)
+        # A batch of one: the hidden axis broadcasts.
+        return plain.data
+
+    def _operand(self, other):
+        if isinstance(other, CKKSTensor):
+            return other._native()
+        if isinstance(other, numbers.Number):
+            return float(other)
+        return self._plain(other)
+
+    @property
+    def shape(self):
+        shape = list(self._native().shape)
+        return shape if self._batched else shape[1:] or [1]
+
+    def decrypt(self, secret_key=None):
+        """A PlainTensor of the tensor's own shape (TenSEAL returns it flat in some versions)."""
+        if secret_key is not None:
+            raise NotImplementedError("decrypt with another secret key")
+        plain = self._native().decrypt()
+        if not self._batched:
+            plain = plain.reshape(self.shape)
+        return PlainTensor(plain)
+
+    def serialize(self):
+        return bytes([1 if self._batched else 0]) + self._native().serialize()
+
+    def __getstate__(self):
+        return {"bytes": self.serialize()}
+
+    def __setstate__(self, state):
+        self._context, self.data = None, None
+        self._batched, self._lazy = bool(state["bytes"][0]), state["bytes"][1:]
+
+    # ---- arithmetic ----
+    def add_(self, other):
+        self.data = self.add(other).data
+        return self
+
+    def sub_(self, other):
+        self.data = self.sub(other).data
+        return self
+
+    def mul_(self, other):
+        self.data = self.mul(other).data
+        return self
+
+    def pow(self, power):
+        power = int(power)
+        if power < 1:
+            raise ValueError("pow takes a positive integer exponent")
+        coefficients = [0.0] * power + [1.0]
+        return self.polyval(coefficients)
+
+    def polyval(self, coefficients):
+        return self._wrap(self._native().polyval([float(c) for c in coefficients]))
+
+    def polyval_(self, coefficients):
+        self.data = self.polyval(coefficients).data
+        return self
+
+    def sum(self, axis=0):
+        return self._wrap(self._native().sum(int(axis) if self._batched else int(axis) + 1))
+
+    def reshape(self, shape):
+        shape = [int(d) for d in shape]
+        return self._wrap(self._native().reshape(shape if self._batched else [1] + shape))
+
+    def transpose(self):
+        return self._wrap(self._native().transpose())
+
+    def mm(self, other):
+        if isinstance(other, CKKSTensor):
+            return self._wrap(self._native().mm(other._native()))
+        plain = other if isinstance(other, PlainTensor) else PlainTensor(other)
+        if not self._batched and len(self.shape) != 1:
+            raise NotImplementedError("an encrypted matrix times a plain matrix: encrypt the plain "
+                                      "one (ckks_tensor) or use a batched tensor")
+        return self._wrap(self._native().mm(plain.data))
+
+    matmul = mm
+    dot = mm
+
+    def conv2d(self, kernels, stride=1):
+        plain = kernels if isinstance(kernels, PlainTensor) else PlainTensor(kernels)
+        return self._wrap(self._native().conv2d(plain.data, int(stride)))
+
+    def avg_pool2d(self, kernel, stride):
+        return self._wrap(self._native().avg_pool2d(int(kernel), int(stride)))
+
+    def relu(self, sign=None):
+        sign = sign or SignApproximation()
+        return self._wrap(self._native().relu(sign.data))
+
+    def max(self, other, sign=None):
+        sign = sign or SignApproximation()
+        return self._wrap(self._native().max(other._native(), sign.data))
+
+
+def ckks_tensor(context, tensor, scale=None, batch=False):
+    """TenSEAL's ts.ckks_tensor; batch=True packs the first axis into the slots."""
+    return CKKSTensor(context, tensor, scale, batch)
+
+
+def ckks_tensor_from(context, data):
+    t = lazy_ckks_tensor_from(data)
+    t.link_context(context)
+    return t
+
+
+def lazy_ckks_tensor_from(data):
+    data = bytes(data)
+    return CKKSTensor(batch=bool(data[0]), lazy_bytes=data[1:])

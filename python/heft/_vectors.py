@@ -1,0 +1,211 @@
+"""TenSEAL's CKKSVector and BFVVector over heft's C++ vectors."""
+import numbers
+
+from . import _heft
+from ._encrypted import Encrypted
+from ._context import Context
+
+
+def _flat_list(values, kind):
+    """A flat list of `kind` from a list, tuple, numpy array or torch tensor."""
+    if hasattr(values, "tolist"):
+        values = values.tolist()
+    if isinstance(values, numbers.Number):
+        return [kind(values)]
+    out = []
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            out.extend(_flat_list(v, kind))
+        else:
+            out.append(kind(v))
+    return out
+
+
+def _matrix(values, kind):
+    if hasattr(values, "tolist"):
+        values = values.tolist()
+    return [[kind(v) for v in row] for row in values]
+
+
+class _Vector(Encrypted):
+    """What CKKSVector and BFVVector share: TenSEAL's methods and operators."""
+
+    _kind = float
+
+    def _wrap(self, native):
+        return type(self)(native, self._context)
+
+    def _operand(self, other):
+        if isinstance(other, type(self)):
+            return other._native()
+        if isinstance(other, numbers.Number):
+            return self._kind(other)
+        return _flat_list(other, self._kind)
+
+    def size(self):
+        return self._native().size()
+
+    def __len__(self):
+        return self.size()
+
+    def decrypt(self, secret_key=None):
+        if secret_key is not None:
+            raise NotImplementedError("decrypt with another secret key: decrypt under the "
+                                      "context that holds it")
+        return list(self._native().decrypt())
+
+    def serialize(self):
+        return self._native().serialize()
+
+    # Pickling carries the vector's bytes only, not its context (a context
+    # with its keys is megabytes): an unpickled vector is lazy, as
+    # lazy_ckks_vector_from's, until link_context(context).
+    def __getstate__(self):
+        return {"bytes": self.serialize()}
+
+    def __setstate__(self, state):
+        self.data, self._context, self._lazy = None, None, state["bytes"]
+
+    # ---- arithmetic: new vectors, in place (`_`), operators ----
+    def add_(self, other):
+        self._native().add_(self._operand(other))
+        return self
+
+    def sub_(self, other):
+        self._native().sub_(self._operand(other))
+        return self
+
+    def mul_(self, other):
+        self._native().mul_(self._operand(other))
+        return self
+
+    def neg_(self):
+        self.data = self._native().negate()
+        return self
+
+    def pow(self, power):
+        if int(power) != power or power < 0:
+            raise ValueError("pow takes a non-negative integer exponent")
+        return self._wrap(self._native().pow(int(power)))
+
+    def pow_(self, power):
+        self.data = self.pow(power).data
+        return self
+
+    def sum(self, axis=0):
+        if axis != 0:
+            raise ValueError("a vector has only axis 0")
+        return self._wrap(self._native().sum())
+
+    def sum_(self, axis=0):
+        self.data = self.sum(axis).data
+        return self
+
+    def dot(self, other):
+        return self._wrap(self._native().dot(self._operand(other)))
+
+    def dot_(self, other):
+        self.data = self.dot(other).data
+        return self
+
+    def polyval(self, coefficients):
+        return self._wrap(self._native().polyval(_flat_list(coefficients, self._kind)))
+
+    def polyval_(self, coefficients):
+        self.data = self.polyval(coefficients).data
+        return self
+
+    def matmul(self, matrix):
+        return self._wrap(self._native().matmul(_matrix(matrix, self._kind)))
+
+    def matmul_(self, matrix):
+        self.data = self.matmul(matrix).data
+        return self
+
+    mm = matmul
+    mm_ = matmul_
+
+
+class CKKSVector(_Vector):
+    _native_type = _heft.CKKSVector
+    _kind = float
+
+    def __init__(self, context=None, vector=None, scale=None, native=None, lazy_bytes=None):
+        if isinstance(context, Context) and vector is not None:
+            native = _heft.CKKSVector.encrypt(context.data, _flat_list(vector, float),
+                                              float(scale or 0.0))
+        elif context is not None and not isinstance(context, Context):
+            native, context = context, vector  # internal: (native, context)
+        super().__init__(native, context, lazy_bytes)
+
+    def _wrap(self, native):
+        return CKKSVector(native, self._context)
+
+    def scale(self):
+        return self._native().scale()
+
+    def conv2d_im2col(self, kernel, windows_nb):
+        return self._wrap(self._native().conv2d_im2col(_matrix(kernel, float), int(windows_nb)))
+
+    def conv2d_im2col_(self, kernel, windows_nb):
+        self.data = self.conv2d_im2col(kernel, windows_nb).data
+        return self
+
+    def enc_matmul_plain(self, plain_vec, n_rows):
+        raise NotImplementedError("enc_matmul_plain (an encrypted matrix times a plain vector): "
+                                  "use ckks_tensor(...).mm for encrypted matrices")
+
+    @staticmethod
+    def pack_vectors(vectors):
+        vectors = list(vectors)
+        if not vectors:
+            raise ValueError("pack_vectors needs at least one vector")
+        return CKKSVector(_heft.pack_vectors([v._native() for v in vectors]), vectors[0]._context)
+
+
+class BFVVector(_Vector):
+    _native_type = _heft.BFVVector
+    _kind = int
+
+    def __init__(self, context=None, vector=None, native=None, lazy_bytes=None):
+        if isinstance(context, Context) and vector is not None:
+            native = _heft.BFVVector.encrypt(context.data, _flat_list(vector, int))
+        elif context is not None and not isinstance(context, Context):
+            native, context = context, vector
+        super().__init__(native, context, lazy_bytes)
+
+    def _wrap(self, native):
+        return BFVVector(native, self._context)
+
+
+def ckks_vector(context, vector, scale=None):
+    """TenSEAL's ts.ckks_vector: `vector` encrypted at the context's global scale."""
+    return CKKSVector(context, vector, scale)
+
+
+def bfv_vector(context, vector):
+    return BFVVector(context, vector)
+
+
+def ckks_vector_from(context, data):
+    return CKKSVector(_heft.CKKSVector.load(context.data, bytes(data)), context)
+
+
+def bfv_vector_from(context, data):
+    return BFVVector(_heft.BFVVector.load(context.data, bytes(data)), context)
+
+
+def lazy_ckks_vector_from(data):
+    """A vector whose bytes are parsed when link_context(context) is called."""
+    return CKKSVector(lazy_bytes=bytes(data))
+
+
+def lazy_bfv_vector_from(data):
+    return BFVVector(lazy_bytes=bytes(data))
+
+
+def im2col_encoding(context, tensor, kernel_n_rows, kernel_n_cols, stride):
+    """TenSEAL's ts.im2col_encoding: (the encrypted im2col layout, the window count)."""
+    native, windows = _heft.im2col_encoding(context.data, _matrix(tensor, float),
+                                            int(kernel_n_rows), int(kernel_n_cols), int(stride))
+    return CKKSVector(native, context), windows

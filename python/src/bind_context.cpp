@@ -1,0 +1,92 @@
+// TensorContext for Python: made from TenSEAL's arguments, its flags, keys
+// and serialization (heft/tensor/context.hpp).
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "heft/tensor/context.hpp"
+
+namespace heft::python {
+
+using tensor::TensorContext;
+
+void bind_context(py::module_& m) {
+  py::enum_<tensor::Scheme>(m, "Scheme")
+      .value("CKKS", tensor::Scheme::ckks)
+      .value("BFV", tensor::Scheme::bfv);
+
+  py::class_<TensorContext, TensorContext::Ptr>(m, "TensorContext")
+      .def_static(
+          "create",
+          [](tensor::Scheme scheme, uint64_t degree, uint64_t plain_modulus,
+             std::vector<int> bit_sizes, double global_scale, std::size_t n_threads) {
+            tensor::TenSEALArguments arguments;
+            arguments.scheme = scheme;
+            arguments.poly_modulus_degree = degree;
+            arguments.plain_modulus = plain_modulus;
+            arguments.coeff_mod_bit_sizes = std::move(bit_sizes);
+            arguments.global_scale = global_scale;
+            arguments.n_threads = n_threads;
+            py::gil_scoped_release release;
+            return TensorContext::create(arguments);
+          },
+          py::arg("scheme"), py::arg("poly_modulus_degree"), py::arg("plain_modulus") = 0,
+          py::arg("coeff_mod_bit_sizes") = std::vector<int>{}, py::arg("global_scale") = 0.0,
+          py::arg("n_threads") = 0)
+      .def_property_readonly("scheme", &TensorContext::scheme)
+      .def_property_readonly("slot_count", &TensorContext::slot_count)
+      .def_property("global_scale", &TensorContext::global_scale, &TensorContext::set_global_scale)
+      .def_property("auto_relin", &TensorContext::auto_relin, &TensorContext::set_auto_relin)
+      .def_property("auto_rescale", &TensorContext::auto_rescale, &TensorContext::set_auto_rescale)
+      .def_property("auto_mod_switch", &TensorContext::auto_mod_switch,
+                    &TensorContext::set_auto_mod_switch)
+      .def("is_private", &TensorContext::is_private)
+      .def("is_public", &TensorContext::is_public)
+      .def("has_public_key", &TensorContext::has_public_key)
+      .def("has_relin_keys", &TensorContext::has_relin_keys)
+      .def("has_galois_keys", &TensorContext::has_galois_keys)
+      .def("generate_galois_keys",
+           [](TensorContext& c) {
+             py::gil_scoped_release release;
+             c.generate_galois_keys();
+           })
+      .def(
+          "generate_galois_keys_for",
+          [](TensorContext& c, const std::vector<int64_t>& steps, bool swap) {
+            py::gil_scoped_release release;
+            c.generate_galois_keys(steps, swap);
+          },
+          py::arg("steps"), py::arg("include_swap") = false)
+      .def("generate_relin_keys",
+           [](TensorContext& c) {
+             py::gil_scoped_release release;
+             c.generate_relin_keys();
+           })
+      .def("make_context_public", &TensorContext::make_context_public,
+           py::arg("generate_galois_keys") = false, py::arg("generate_relin_keys") = false)
+      .def(
+          "serialize",
+          [](const TensorContext& c, bool public_key, bool secret_key, bool galois_keys,
+             bool relin_keys) {
+            TensorContext::SaveParts parts{public_key, secret_key, galois_keys, relin_keys};
+            rlwe::Bytes bytes;
+            {
+              py::gil_scoped_release release;
+              bytes = c.serialize(parts);
+            }
+            return to_bytes(bytes);
+          },
+          py::arg("save_public_key") = true, py::arg("save_secret_key") = true,
+          py::arg("save_galois_keys") = true, py::arg("save_relin_keys") = true)
+      .def_static(
+          "load",
+          [](const py::bytes& data, bool allow_insecure) {
+            const auto bytes = from_bytes(data);
+            rlwe::LoadOptions options;
+            options.allow_insecure_parameters = allow_insecure;
+            py::gil_scoped_release release;
+            return TensorContext::load(bytes, options);
+          },
+          py::arg("data"), py::arg("allow_insecure_parameters") = false);
+}
+
+}  // namespace heft::python

@@ -1,0 +1,109 @@
+// CKKSVector and BFVVector for Python (heft/tensor/ckks_vector.hpp,
+// bfv_vector.hpp, images.hpp): encryption, arithmetic with vectors, plain
+// lists and scalars, products, images, serialization. Work runs without
+// the GIL, so Python threads and heft's own pool run beside it.
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "heft/tensor/bfv_vector.hpp"
+#include "heft/tensor/ckks_vector.hpp"
+#include "heft/tensor/images.hpp"
+
+namespace heft::python {
+
+using tensor::BFVVector;
+using tensor::CKKSVector;
+using tensor::TensorContext;
+
+namespace {
+
+// The arithmetic both vector kinds share: T with T, with a plain list of
+// V, with a scalar V; in place too.
+template <class T, class V>
+void bind_arithmetic(py::class_<T>& c) {
+  using Plain = std::vector<V>;
+  c.def("add", [](const T& a, const T& b) { return unlocked([&] { return a.add(b); }); })
+      .def("add", [](const T& a, const Plain& b) { return unlocked([&] { return a.add(b); }); })
+      .def("add", [](const T& a, V b) { return unlocked([&] { return a.add(b); }); })
+      .def("sub", [](const T& a, const T& b) { return unlocked([&] { return a.sub(b); }); })
+      .def("sub", [](const T& a, const Plain& b) { return unlocked([&] { return a.sub(b); }); })
+      .def("sub", [](const T& a, V b) { return unlocked([&] { return a.sub(b); }); })
+      .def("mul", [](const T& a, const T& b) { return unlocked([&] { return a.mul(b); }); })
+      .def("mul", [](const T& a, const Plain& b) { return unlocked([&] { return a.mul(b); }); })
+      .def("mul", [](const T& a, V b) { return unlocked([&] { return a.mul(b); }); })
+      .def("add_", [](T& a, const T& b) { unlocked([&] { return &a.add_inplace(b); }); })
+      .def("add_", [](T& a, const Plain& b) { unlocked([&] { return &a.add_inplace(b); }); })
+      .def("add_", [](T& a, V b) { unlocked([&] { return &a.add_inplace(b); }); })
+      .def("sub_", [](T& a, const T& b) { unlocked([&] { return &a.sub_inplace(b); }); })
+      .def("sub_", [](T& a, const Plain& b) { unlocked([&] { return &a.sub_inplace(b); }); })
+      .def("sub_", [](T& a, V b) { unlocked([&] { return &a.sub_inplace(b); }); })
+      .def("mul_", [](T& a, const T& b) { unlocked([&] { return &a.mul_inplace(b); }); })
+      .def("mul_", [](T& a, const Plain& b) { unlocked([&] { return &a.mul_inplace(b); }); })
+      .def("mul_", [](T& a, V b) { unlocked([&] { return &a.mul_inplace(b); }); })
+      .def("negate", [](const T& a) { return unlocked([&] { return a.negate(); }); })
+      .def("square", [](const T& a) { return unlocked([&] { return a.square(); }); })
+      .def("pow", [](const T& a, unsigned k) { return unlocked([&] { return a.pow(k); }); })
+      .def("sum", [](const T& a) { return unlocked([&] { return a.sum(); }); })
+      .def("dot", [](const T& a, const T& b) { return unlocked([&] { return a.dot(b); }); })
+      .def("dot", [](const T& a, const Plain& b) { return unlocked([&] { return a.dot(b); }); })
+      .def("matmul",
+           [](const T& a, const std::vector<Plain>& m) {
+             return unlocked([&] { return a.matmul(m); });
+           })
+      .def("polyval",
+           [](const T& a, const Plain& coefficients) {
+             return unlocked([&] { return a.polyval(coefficients); });
+           })
+      .def("size", &T::size)
+      .def("copy", &T::copy)
+      .def("context", [](const T& a) { return a.context(); })
+      .def("decrypt", [](const T& a) { return unlocked([&] { return a.decrypt(); }); })
+      .def("serialize",
+           [](const T& a) { return to_bytes(unlocked([&] { return a.serialize(); })); })
+      .def_static("load", [](TensorContext::Ptr context, const py::bytes& data) {
+        const auto bytes = from_bytes(data);
+        return unlocked([&] { return T::load(std::move(context), bytes); });
+      });
+}
+
+}  // namespace
+
+void bind_vectors(py::module_& m) {
+  py::class_<CKKSVector> ckks(m, "CKKSVector");
+  ckks.def_static(
+          "encrypt",
+          [](TensorContext::Ptr context, const std::vector<double>& values, double scale) {
+            return unlocked([&] { return CKKSVector::encrypt(std::move(context), values, scale); });
+          },
+          py::arg("context"), py::arg("values"), py::arg("scale") = 0.0)
+      .def("level", &CKKSVector::level)
+      .def("scale", &CKKSVector::scale)
+      .def("conv2d_im2col", [](const CKKSVector& a, const std::vector<std::vector<double>>& kernel,
+                               std::size_t windows) {
+        return unlocked([&] { return a.conv2d_im2col(kernel, windows); });
+      });
+  bind_arithmetic<CKKSVector, double>(ckks);
+
+  py::class_<BFVVector> bfv(m, "BFVVector");
+  bfv.def_static("encrypt", [](TensorContext::Ptr context, const std::vector<int64_t>& values) {
+    return unlocked([&] { return BFVVector::encrypt(std::move(context), values); });
+  });
+  bind_arithmetic<BFVVector, int64_t>(bfv);
+
+  m.def("im2col_encoding", [](TensorContext::Ptr context, const tensor::Matrix& image,
+                              std::size_t kernel_rows, std::size_t kernel_cols,
+                              std::size_t stride) {
+    auto encoding = unlocked([&] {
+      return tensor::im2col_encoding(std::move(context), image, kernel_rows, kernel_cols, stride);
+    });
+    return py::make_tuple(std::move(encoding.vector), encoding.windows);
+  });
+  m.def("pack_vectors", [](const std::vector<const CKKSVector*>& vectors) {
+    std::vector<CKKSVector> copies;
+    for (const CKKSVector* v : vectors)
+      copies.push_back(v->copy());
+    return unlocked([&] { return tensor::pack_vectors(copies); });
+  });
+}
+
+}  // namespace heft::python

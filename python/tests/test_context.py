@@ -1,0 +1,50 @@
+"""Contexts: keys, flags, public copies, serialization and pickling."""
+import pickle
+
+import pytest
+
+import heft as ts
+
+
+def test_a_private_context_has_its_keys(ckks_context):
+    assert ckks_context.is_private() and not ckks_context.is_public()
+    assert ckks_context.has_public_key() and ckks_context.has_relin_keys()
+    assert ckks_context.has_galois_keys()
+    assert ckks_context.global_scale == 2 ** 40
+    assert ckks_context.auto_relin and ckks_context.auto_rescale and ckks_context.auto_mod_switch
+
+
+def test_a_public_context_computes_but_cannot_decrypt(ckks_context):
+    public = ts.context_from(ckks_context.serialize(save_secret_key=False))
+    assert public.is_public()
+    v = ts.ckks_vector_from(public, ts.ckks_vector(ckks_context, [1.0, 2.0]).serialize())
+    doubled = (v + v).serialize()
+    with pytest.raises(ValueError):
+        ts.ckks_vector_from(public, doubled).decrypt()
+    assert ts.ckks_vector_from(ckks_context, doubled).decrypt() == pytest.approx([2.0, 4.0],
+                                                                               abs=1e-6)
+
+
+def test_make_context_public_drops_the_secret_key():
+    ctx = ts.context(ts.SCHEME_TYPE.CKKS, 8192, coeff_mod_bit_sizes=[60, 40, 40, 60])
+    ctx.global_scale = 2 ** 40
+    ctx.make_context_public()
+    assert ctx.is_public()
+    with pytest.raises(ValueError):
+        ts.ckks_vector(ctx, [1.0]).decrypt()
+
+
+def test_pickling_a_context_keeps_its_keys(ckks_context):
+    copy = pickle.loads(pickle.dumps(ckks_context))
+    assert copy.is_private() and copy.has_galois_keys()
+    assert copy.global_scale == ckks_context.global_scale
+
+
+def test_bad_arguments_raise_typed_errors():
+    with pytest.raises(ValueError):
+        ts.context(ts.SCHEME_TYPE.CKKS, 8192, coeff_mod_bit_sizes=[])
+    with pytest.raises(ValueError):
+        ts.context(ts.SCHEME_TYPE.BFV, 4096)
+    with pytest.raises(ts.FormatError):
+        ts.context_from(b"not a context")
+    assert issubclass(ts.MismatchError, ts.Error) and issubclass(ts.MismatchError, ValueError)

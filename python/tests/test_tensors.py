@@ -1,0 +1,55 @@
+"""CKKS tensors, batched and not, and plain tensors, against numpy."""
+import numpy as np
+import pytest
+
+import heft as ts
+
+
+def test_plain_tensor_round_trips_numpy():
+    a = np.arange(24, dtype=float).reshape(2, 3, 4)
+    t = ts.plain_tensor(a)
+    assert t.shape == [2, 3, 4]
+    assert np.array_equal(t.numpy(), a)
+    assert t.tolist() == a.tolist()
+    assert np.array_equal(t.transpose().numpy(), a.transpose())
+    assert np.array_equal(t.sum(1).numpy(), a.sum(1))
+
+
+def test_unbatched_tensors_decrypt_to_their_shape(ckks_context):
+    rng = np.random.default_rng(5)
+    a, b = rng.uniform(-1, 1, (2, 3)), rng.uniform(-1, 1, (3, 2))
+    x, y = ts.ckks_tensor(ckks_context, a), ts.ckks_tensor(ckks_context, b)
+    assert x.shape == [2, 3]
+    assert np.allclose(x.decrypt().numpy(), a, atol=1e-6)
+    assert np.allclose((x * 2 + 1).decrypt().numpy(), a * 2 + 1, atol=1e-5)
+    assert np.allclose(x.mm(y).decrypt().numpy(), a @ b, atol=1e-5)
+    assert np.allclose((x @ y).decrypt().numpy(), a @ b, atol=1e-5)
+    assert np.allclose(x.sum(1).decrypt().numpy(), a.sum(1), atol=1e-5)
+    assert np.allclose(x.polyval([1, 0, 1]).decrypt().numpy(), 1 + a * a, atol=1e-5)
+
+
+def test_batched_tensors_convolve_and_multiply(ckks_context):
+    rng = np.random.default_rng(6)
+    images = rng.uniform(-1, 1, (5, 6, 6))
+    kernels = rng.uniform(-1, 1, (2, 3, 3))
+    x = ts.ckks_tensor(ckks_context, images, batch=True)
+    y = x.conv2d(kernels, 3).decrypt().numpy()
+    want = np.zeros((5, 2, 2, 2))
+    for o in range(2):
+        for r in range(2):
+            for c in range(2):
+                want[:, o, r, c] = (images[:, r * 3:r * 3 + 3, c * 3:c * 3 + 3] * kernels[o]).sum((1, 2))
+    assert np.allclose(y, want, atol=1e-5)
+    flat = x.reshape([5, 36])
+    m = rng.uniform(-1, 1, (36, 4))
+    assert np.allclose(flat.mm(m).decrypt().numpy(), images.reshape(5, 36) @ m, atol=1e-4)
+
+
+def test_tensor_serialization(ckks_context):
+    a = np.arange(6, dtype=float).reshape(2, 3) / 10
+    x = ts.ckks_tensor(ckks_context, a)
+    y = ts.ckks_tensor_from(ckks_context, x.serialize())
+    assert y.shape == [2, 3]
+    assert np.allclose(y.decrypt().numpy(), a, atol=1e-6)
+    with pytest.raises(ts.FormatError):
+        ts.ckks_tensor_from(ckks_context, x.serialize()[:-3])
