@@ -12,4 +12,5 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DHEFT_BUILD_PYTHON=ON
 cmake --build build --target heft_demo _heft
 ./build/examples/heft_demo
 echo
-PYTHONPATH=build/python /usr/bin/python3 python/examples/fashion_mnist_inference.py
+PYTHONPATH=build/python /usr/bin/python3 python/examples/fashion_mnist_inference.py \
+  --report build/fashion_mnist_report.png

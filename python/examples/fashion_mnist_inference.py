@@ -11,11 +11,18 @@ trained in plaintext by models/train_fashion_mnist.py and shipped as
 models/fashion_mnist_tutorial.txt. The same network in numpy is the oracle:
 the demo reports how often the encrypted and plain predictions agree, the
 accuracy of each against the labels, the logits' largest error, the bytes
-each way and the time of each step.
+each way, the time of each step and of each layer, with a progress bar
+(python3-tqdm) and a report picture (python3-matplotlib: sample images with
+their labels and predictions, the confusion matrix, time per layer).
 
-The code is TenSEAL's tutorial code: `import heft as ts` is the only change.
+Two modes: latency, one image per request (TenSEAL's tutorial code, with
+`import heft as ts` the only change), and throughput, up to 4096 images in
+one evaluation, one per slot (batched convolution and products, which
+TenSEAL does not have).
 
-    PYTHONPATH=build/python /usr/bin/python3 python/examples/fashion_mnist_inference.py [--images 100]
+    PYTHONPATH=build/python /usr/bin/python3 python/examples/fashion_mnist_inference.py \
+        [--images 100] [--batch 4096] [--mode latency|throughput|both] [--threads T] \
+        [--report fashion_mnist_report.png]
 """
 import argparse
 import gzip
@@ -81,11 +88,12 @@ def plain_logits(model, image):
 class Client:
     """Holds the secret key; encrypts images and decrypts the server's answers."""
 
-    def __init__(self):
+    def __init__(self, threads=None):
         # TenSEAL's tutorial context shape with 25-bit scales: 34 + 6 x 25 + 34
         # = 218 bits, the most N = 8192 allows at 128-bit security.
         self.context = ts.context(ts.SCHEME_TYPE.CKKS, poly_modulus_degree=8192,
-                                  coeff_mod_bit_sizes=[34, 25, 25, 25, 25, 25, 25, 34])
+                                  coeff_mod_bit_sizes=[34, 25, 25, 25, 25, 25, 25, 34],
+                                  n_threads=threads)
         self.context.global_scale = 2 ** 25
         self.context.generate_galois_keys()
 
@@ -117,59 +125,115 @@ class Server:
         assert not self.context.is_private(), "the server must not hold the secret key"
         self.model = model
         self.kernels = [k.tolist() for k in model["conv_kernels"]]
+        self.layer_seconds = {}
+
+    def _timed(self, layer, start):
+        now = time.perf_counter()
+        self.layer_seconds[layer] = self.layer_seconds.get(layer, 0.0) + now - start
+        return now
 
     def classify_batch(self, request):
         """Throughput mode (heft beyond TenSEAL): a batch of images, one per slot."""
+        t = time.perf_counter()
         x = ts.ckks_tensor_from(self.context, request)
+        t = self._timed("load", t)
         x = x.conv2d(self.model["conv_kernels"], STRIDE)
         x = x + ts.plain_tensor(self.model["conv_bias"].reshape(-1, 1, 1))
+        t = self._timed("conv", t)
         x = x.square().reshape([x.shape[0], 256])
-        x = (x.mm(self.model["fc1"]) + self.model["fc1_bias"]).square()
-        return (x.mm(self.model["fc2"]) + self.model["fc2_bias"]).serialize()
+        t = self._timed("square1", t)
+        x = x.mm(self.model["fc1"]) + self.model["fc1_bias"]
+        t = self._timed("fc1", t)
+        x = x.square()
+        t = self._timed("square2", t)
+        x = x.mm(self.model["fc2"]) + self.model["fc2_bias"]
+        t = self._timed("fc2", t)
+        answer = x.serialize()
+        self._timed("save", t)
+        return answer
 
     def classify(self, request, windows):
+        """Latency mode, TenSEAL's tutorial code: one image, im2col-encoded."""
+        t = time.perf_counter()
         x = ts.ckks_vector_from(self.context, request)
+        t = self._timed("load", t)
         channels = [x.conv2d_im2col(kernel, windows) + float(bias)
                     for kernel, bias in zip(self.kernels, self.model["conv_bias"])]
         x = ts.CKKSVector.pack_vectors(channels)
+        t = self._timed("conv", t)
         x.square_()
+        t = self._timed("square1", t)
         x = x.mm(self.model["fc1"].tolist()) + self.model["fc1_bias"].tolist()
+        t = self._timed("fc1", t)
         x.square_()
+        t = self._timed("square2", t)
         x = x.mm(self.model["fc2"].tolist()) + self.model["fc2_bias"].tolist()
-        return x.serialize()
+        t = self._timed("fc2", t)
+        answer = x.serialize()
+        self._timed("save", t)
+        return answer
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--images", type=int, default=100, help="test images to classify")
-    parser.add_argument("--model", default=DEFAULT_MODEL)
-    parser.add_argument("--show", type=int, default=5, help="images printed one by one")
-    parser.add_argument("--batch", type=int, default=4096,
-                        help="images classified in one evaluation in throughput mode (0: skip)")
-    args = parser.parse_args()
+def progress(items, description):
+    """tqdm's bar when python3-tqdm is there, a plain counter otherwise."""
+    try:
+        from tqdm import tqdm
+        return tqdm(items, desc=description, unit="image", leave=False)
+    except ImportError:
+        return items
 
-    model = read_model(args.model)
-    mean, deviation = model["normalisation"]
-    count = max(args.images, args.batch)
-    images = read_idx(f"{DATA}/t10k-images-idx3-ubyte.gz", count)
-    labels = read_idx(f"{DATA}/t10k-labels-idx1-ubyte.gz", count)
-    inputs = (images.astype(np.float64) / 255 - mean) / deviation
 
-    start = time.perf_counter()
-    client = Client()
-    public = client.public_context()
-    keygen_s = time.perf_counter() - start
-    start = time.perf_counter()
-    server = Server(public, model)
-    load_s = time.perf_counter() - start
-    print(f"client: keys made in {keygen_s:.2f} s; public context sent to the server: "
-          f"{len(public) / 2**20:.1f} MiB (no secret key), loaded in {load_s:.2f} s")
+def write_report(path, images, labels, guesses, layer_ms, title):
+    """Sample images with true and predicted labels, the confusion matrix and
+    the time per layer, as one PNG (needs python3-matplotlib)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("  (no report picture: apt-get install python3-matplotlib)")
+        return
+    fig = plt.figure(figsize=(13, 7))
+    grid = fig.add_gridspec(2, 8)
+    for k in range(min(8, len(images))):
+        ax = fig.add_subplot(grid[0, k])
+        ax.imshow(images[k], cmap="gray")
+        ok = "" if guesses[k] == labels[k] else " (x)"
+        ax.set_title(f"{CLASSES[labels[k]]}\n-> {CLASSES[guesses[k]]}{ok}", fontsize=8)
+        ax.axis("off")
+    confusion = np.zeros((10, 10), dtype=int)
+    for truth, guess in zip(labels, guesses):
+        confusion[truth, guess] += 1
+    ax = fig.add_subplot(grid[1, :4])
+    ax.imshow(confusion, cmap="Blues")
+    ax.set_xticks(range(10), CLASSES, rotation=60, fontsize=7)
+    ax.set_yticks(range(10), CLASSES, fontsize=7)
+    ax.set_xlabel("encrypted prediction")
+    ax.set_ylabel("label")
+    for (r, c), v in np.ndenumerate(confusion):
+        if v:
+            ax.text(c, r, str(v), ha="center", va="center", fontsize=6)
+    ax = fig.add_subplot(grid[1, 5:])
+    ax.barh(list(layer_ms), list(layer_ms.values()))
+    ax.set_xlabel("server ms per image")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(f"  report picture: {os.path.abspath(path)}")
 
+
+def run_latency(args, client, server, model, inputs, labels):
+    """One image per request; returns (agreement, encrypted guesses)."""
+    n = args.images
     sent = received = 0
     times = {"encrypt": 0.0, "server": 0.0, "decrypt": 0.0}
     agree = right_encrypted = right_plain = 0
     worst = 0.0
-    for i, (image, label) in enumerate(zip(inputs[:args.images], labels[:args.images])):
+    guesses = []
+    server.layer_seconds = {}
+    for i in progress(range(n), "latency mode"):
+        image, label = inputs[i], labels[i]
         t0 = time.perf_counter()
         request, windows = client.encrypt(image)
         t1 = time.perf_counter()
@@ -185,6 +249,7 @@ def main():
         want = plain_logits(model, image)
         worst = max(worst, float(np.max(np.abs(logits - want)) / max(1.0, np.max(np.abs(want)))))
         guess, plain_guess = int(np.argmax(logits)), int(np.argmax(want))
+        guesses.append(guess)
         agree += guess == plain_guess
         right_encrypted += guess == label
         right_plain += plain_guess == label
@@ -192,36 +257,93 @@ def main():
             print(f"image {i}: encrypted says {CLASSES[guess]!r}, plain says "
                   f"{CLASSES[plain_guess]!r}, label {CLASSES[label]!r} "
                   f"(server {1000 * (t2 - t1):.0f} ms)")
-
-    n = args.images
-    print(f"\n{n} Fashion-MNIST test images, encrypted end to end, one request each")
+    layer_ms = {k: 1000 * v / n for k, v in server.layer_seconds.items()}
+    print(f"\nlatency mode: {n} images, one request each")
     print(f"  encrypted accuracy {right_encrypted / n:.1%}, plain accuracy {right_plain / n:.1%}, "
-          f"predictions agree on {agree}/{n}")
-    print(f"  largest logit error {worst:.2e} of the largest logit")
+          f"predictions agree on {agree}/{n}; largest logit error {worst:.2e} of the largest")
     print(f"  per image: encrypt {1000 * times['encrypt'] / n:.1f} ms, server "
-          f"{1000 * times['server'] / n:.1f} ms, decrypt {1000 * times['decrypt'] / n:.1f} ms")
+          f"{1000 * times['server'] / n:.1f} ms ({n / times['server']:.1f} images/s), decrypt "
+          f"{1000 * times['decrypt'] / n:.1f} ms")
+    print("  server per layer: " + ", ".join(f"{k} {v:.1f} ms" for k, v in layer_ms.items()))
     print(f"  bytes per image: client -> server {sent / n / 1024:.0f} KiB, "
           f"server -> client {received / n / 1024:.0f} KiB")
-    batch_agree, b = n, args.batch
-    if b:
-        t0 = time.perf_counter()
-        request = client.encrypt_batch(inputs[:b])
-        t1 = time.perf_counter()
-        answer = server.classify_batch(request)
-        t2 = time.perf_counter()
-        logits = client.decrypt_batch(answer)
-        guesses = logits.argmax(1)
-        plain = np.array([np.argmax(plain_logits(model, image)) for image in inputs[:b]])
-        batch_agree = int((guesses == plain).sum())
-        print(f"\nthroughput mode: {b} images in one evaluation, one per slot")
-        print(f"  encrypted accuracy {(guesses == labels[:b]).mean():.1%}, plain accuracy "
-              f"{(plain == labels[:b]).mean():.1%}, predictions agree on {batch_agree}/{b}")
-        print(f"  encrypt {t1 - t0:.2f} s, server {t2 - t1:.2f} s: {b / (t2 - t1):.0f} images/s; "
-              f"{len(request) / 2**20:.0f} MiB sent, {len(answer) / 2**20:.1f} MiB back")
+    if args.report:
+        write_report(args.report, [img for img in inputs[:8]], labels[:n], guesses, layer_ms,
+                     f"heft: encrypted Fashion-MNIST, latency mode, {n} images, "
+                     f"accuracy {right_encrypted / n:.1%} (plain {right_plain / n:.1%})")
+    return agree
+
+
+def run_throughput(args, client, server, model, inputs, labels):
+    """Every image in one evaluation, one per slot; returns the agreement."""
+    b = args.batch
+    server.layer_seconds = {}
+    t0 = time.perf_counter()
+    request = client.encrypt_batch(inputs[:b])
+    t1 = time.perf_counter()
+    answer = server.classify_batch(request)
+    t2 = time.perf_counter()
+    guesses = client.decrypt_batch(answer).argmax(1)
+    plain = np.array([np.argmax(plain_logits(model, image))
+                      for image in progress(inputs[:b], "plain oracle")])
+    agree = int((guesses == plain).sum())
+    print(f"\nthroughput mode: {b} images in one evaluation, one per slot")
+    print(f"  encrypted accuracy {(guesses == labels[:b]).mean():.1%}, plain accuracy "
+          f"{(plain == labels[:b]).mean():.1%}, predictions agree on {agree}/{b}")
+    print(f"  encrypt {t1 - t0:.2f} s, server {t2 - t1:.2f} s: {b / (t2 - t1):.0f} images/s; "
+          f"{len(request) / 2**20:.0f} MiB sent, {len(answer) / 2**20:.1f} MiB back")
+    print("  server per layer: " + ", ".join(f"{k} {v:.2f} s"
+                                             for k, v in server.layer_seconds.items()))
+    return agree
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--images", type=int, default=100,
+                        help="test images classified one by one in latency mode")
+    parser.add_argument("--batch", type=int, default=4096,
+                        help="test images classified in one evaluation in throughput mode")
+    parser.add_argument("--mode", choices=["latency", "throughput", "both"], default="both")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="heft's threads (default: HEFT_NUM_THREADS or every core)")
+    parser.add_argument("--model", default=DEFAULT_MODEL)
+    parser.add_argument("--show", type=int, default=5, help="images printed one by one")
+    parser.add_argument("--report", default="fashion_mnist_report.png",
+                        help="the report picture to write ('' for none)")
+    args = parser.parse_args()
+    if args.images < 1 or not 1 <= args.batch <= 4096:
+        sys.exit("--images must be positive, --batch in [1, 4096] (the slots of N = 8192)")
+    if args.threads:
+        os.environ["HEFT_NUM_THREADS"] = str(args.threads)
+
+    model = read_model(args.model)
+    mean, deviation = model["normalisation"]
+    count = max(args.images, args.batch)
+    images = read_idx(f"{DATA}/t10k-images-idx3-ubyte.gz", count)
+    labels = read_idx(f"{DATA}/t10k-labels-idx1-ubyte.gz", count)
+    inputs = (images.astype(np.float64) / 255 - mean) / deviation
+
+    start = time.perf_counter()
+    client = Client(args.threads)
+    public = client.public_context()
+    keygen_s = time.perf_counter() - start
+    start = time.perf_counter()
+    server = Server(public, model)
+    load_s = time.perf_counter() - start
+    print(f"client: keys made in {keygen_s:.2f} s; public context sent to the server: "
+          f"{len(public) / 2**20:.1f} MiB (evaluation keys, no secret key), loaded in "
+          f"{load_s:.2f} s")
 
     # CKKS is approximate: an image whose two best logits are closer than the
     # error may flip; more than a few such images means something is wrong.
-    if agree < 0.95 * n or batch_agree < 0.95 * max(b, 1):
+    failed = False
+    if args.mode in ("latency", "both"):
+        agree = run_latency(args, client, server, model, inputs, labels)
+        failed |= agree < 0.95 * args.images
+    if args.mode in ("throughput", "both"):
+        agree = run_throughput(args, client, server, model, inputs, labels)
+        failed |= agree < 0.95 * args.batch
+    if failed:
         sys.exit("the encrypted and plain predictions differ on more than 5% of the images")
 
 
