@@ -62,7 +62,20 @@ class PlainTensor:
         return list(self.data.data)
 
     def size(self):
-        return len(self.data.data)
+        """The length of the first axis (TenSEAL's size() and len())."""
+        return self.shape[0]
+
+    def __len__(self):
+        return self.shape[0]
+
+    def empty(self):
+        return not self.data.data
+
+    def batch(self, axis=0):
+        """The values as rows of the given axis: every other axis flattened
+        (TenSEAL's batch(axis), used to pack one axis into the slots)."""
+        import numpy
+        return numpy.moveaxis(self.numpy(), axis, -1).reshape(-1, self.shape[axis]).tolist()
 
     def tolist(self):
         values, shape = list(self.data.data), self.shape
@@ -85,8 +98,23 @@ class PlainTensor:
     def reshape(self, shape):
         return PlainTensor(self.data.reshape([int(d) for d in shape]))
 
+    def reshape_(self, shape):
+        self.data = self.data.reshape([int(d) for d in shape])
+        return self
+
     def transpose(self):
         return PlainTensor(self.data.transpose())
+
+    def transpose_(self):
+        self.data = self.data.transpose()
+        return self
+
+    def broadcast(self, shape):
+        return PlainTensor(self.data.broadcast_to([int(d) for d in shape]))
+
+    def broadcast_(self, shape):
+        self.data = self.data.broadcast_to([int(d) for d in shape])
+        return self
 
     def sum(self, axis=0):
         return PlainTensor(self.data.sum(int(axis)))
@@ -120,12 +148,22 @@ class CKKSTensor(Encrypted):
         super().__init__(native, context, lazy_bytes)
         self._batched = bool(batch)
         if native is None and tensor is not None:
-            if scale is not None:
-                raise NotImplementedError("ckks_tensor with its own scale: set "
-                                          "context.global_scale")
             plain = tensor if isinstance(tensor, PlainTensor) else PlainTensor(tensor)
+            if not plain.raw:
+                raise ValueError("Attempting to encrypt an empty vector")
             native_plain = plain.data if batch else plain.data.reshape([1] + plain.shape)
-            self.data = _heft.CKKSTensor.encrypt(context.data, native_plain)
+            if scale is None or scale == context.global_scale:
+                self.data = _heft.CKKSTensor.encrypt(context.data, native_plain)
+            else:
+                # The C++ tensor encrypts at the context's scale: lend it
+                # this one for the call (not safe while other threads
+                # encrypt under the same context).
+                saved = context.global_scale
+                context.global_scale = scale
+                try:
+                    self.data = _heft.CKKSTensor.encrypt(context.data, native_plain)
+                finally:
+                    context.global_scale = saved
 
     def _wrap(self, native):
         return CKKSTensor(self._context, batch=self._batched, native=native)

@@ -132,8 +132,10 @@ class CKKSVector(_Vector):
 
     def __init__(self, context=None, vector=None, scale=None, native=None, lazy_bytes=None):
         if isinstance(context, Context) and vector is not None:
-            native = _heft.CKKSVector.encrypt(context.data, _flat_list(vector, float),
-                                              float(scale or 0.0))
+            values = _flat_list(vector, float)
+            if not values:
+                raise ValueError("Attempting to encrypt an empty vector")
+            native = _heft.CKKSVector.encrypt(context.data, values, float(scale or 0.0))
         elif context is not None and not isinstance(context, Context):
             native, context = context, vector  # internal: (native, context)
         super().__init__(native, context, lazy_bytes)
@@ -169,7 +171,10 @@ class BFVVector(_Vector):
 
     def __init__(self, context=None, vector=None, native=None, lazy_bytes=None):
         if isinstance(context, Context) and vector is not None:
-            native = _heft.BFVVector.encrypt(context.data, _flat_list(vector, int))
+            values = _flat_list(vector, int)
+            if not values:
+                raise ValueError("Attempting to encrypt an empty vector")
+            native = _heft.BFVVector.encrypt(context.data, values)
         elif context is not None and not isinstance(context, Context):
             native, context = context, vector
         super().__init__(native, context, lazy_bytes)
