@@ -35,9 +35,10 @@
 // It is low: CoeffsToSlots and EvalMod each leave about 2^-34 per slot (in
 // units of q_0) at N = 2^12, SlotsToCoeffs sums n of them into 2^-28.6, and
 // q_0 / scale = 2^20 at level 0 magnifies that (docs/architecture.md has the
-// measurements and the remedies). "n16" has not run: its transforms alone
-// passed 17 GiB while being built on a 23 GiB machine, and its keys are
-// 0.2 GiB each.
+// measurements and the remedies). "n16" has not run on a 23 GiB machine:
+// by count its transforms are 3.7 GiB (316 diagonals, each once over
+// Q_l * P) and its 84 keys (82 rotations, conjugation, relinearization)
+// 16.2 GiB at 0.193 GiB each (docs/architecture.md has the accounting).
 #pragma once
 
 #include <cstddef>
