@@ -498,7 +498,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
     // A tensor object: fix each frame after its header, as far as the
     // frames' own lengths lead.
     std::size_t at = header;
-    while (size - at >= kHeaderBytes + kChecksumBytes) {
+    while (at <= size && size - at >= kHeaderBytes + kChecksumBytes) {
       uint64_t stored = 0;
       std::memcpy(&stored, data + at + kStoredLengthAt, 8);
       if (stored > size - at - kHeaderBytes - kChecksumBytes) break;
