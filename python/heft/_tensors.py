@@ -168,10 +168,11 @@ class CKKSTensor(Encrypted):
     def _wrap(self, native):
         return CKKSTensor(self._context, batch=self._batched, native=native)
 
-    def _plain(self, other):
-        plain = other if isinstance(other, PlainTensor) else PlainTensor(other)
-        # A batch of one: the hidden axis broadcasts.
-        return plain.data
+    @staticmethod
+    def _plain(other):
+        """The native plain tensor of a PlainTensor, list or array (against an
+        unbatched tensor, its hidden batch axis of one broadcasts)."""
+        return (other if isinstance(other, PlainTensor) else PlainTensor(other)).data
 
     def _operand(self, other):
         if isinstance(other, CKKSTensor):
@@ -244,18 +245,16 @@ class CKKSTensor(Encrypted):
     def mm(self, other):
         if isinstance(other, CKKSTensor):
             return self._wrap(self._native().mm(other._native()))
-        plain = other if isinstance(other, PlainTensor) else PlainTensor(other)
         if not self._batched and len(self.shape) != 1:
             raise NotImplementedError("an encrypted matrix times a plain matrix: encrypt the plain "
                                       "one (ckks_tensor) or use a batched tensor")
-        return self._wrap(self._native().mm(plain.data))
+        return self._wrap(self._native().mm(self._plain(other)))
 
     matmul = mm
     dot = mm
 
     def conv2d(self, kernels, stride=1):
-        plain = kernels if isinstance(kernels, PlainTensor) else PlainTensor(kernels)
-        return self._wrap(self._native().conv2d(plain.data, int(stride)))
+        return self._wrap(self._native().conv2d(self._plain(kernels), int(stride)))
 
     def avg_pool2d(self, kernel, stride):
         return self._wrap(self._native().avg_pool2d(int(kernel), int(stride)))

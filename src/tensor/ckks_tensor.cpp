@@ -7,8 +7,6 @@
 #include <optional>
 #include <string>
 
-#include "heft/circuits/polynomial.hpp"
-#include "heft/circuits/polynomial_evaluator.hpp"
 #include "heft/util/error.hpp"
 #include "tensor/chunks.hpp"
 #include "tensor/ckks_vector_ops.hpp"
@@ -209,19 +207,12 @@ CKKSTensor CKKSTensor::polyval(std::span<const double> coefficients) const {
   require_valid(op);
   // The constant goes into the own slots as a plain vector (the padding
   // keeps its zeros); the rest is 0 at 0.
-  // Named members, not a structured binding: the lambda below reads the
-  // polynomial, and clang before 16 cannot capture a binding.
   const detail::SplitPolynomial split = detail::split_polynomial(coefficients, op);
-  const circuits::Polynomial& polynomial = split.rest;
-  const double constant = split.constant;
-  if (polynomial.degree() == 0) return mul(0.0).add(constant);
-  detail::require_levels(polynomial.depth(), level(), op);
-  const circuits::PolynomialEvaluator evaluator(context_->rlwe_context(), context_->relin_key(op));
-  auto elements = detail::map_chunks(elements_.size(), [&](std::size_t e) {
-    return evaluator.evaluate(elements_[e], polynomial);
-  });
+  if (split.rest.degree() == 0) return mul(0.0).add(split.constant);
+  auto elements = detail::evaluate_rest(*context_, elements_, split, level(), op);
   CKKSTensor out(context_, std::move(elements), shape_, clean_padding_);
-  return constant == 0 ? std::move(out) : out.add(constant);
+  if (split.constant == 0) return out;
+  return out.add(split.constant);
 }
 
 CKKSTensor CKKSTensor::sum(std::size_t axis) const {

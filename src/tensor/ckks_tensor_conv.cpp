@@ -12,16 +12,30 @@
 
 namespace heft::tensor {
 
+namespace {
+
+// A batch of images: [batch, H, W] (one channel) or [batch, C, H, W];
+// MismatchError naming `operation` for any other rank.
+struct ImageShape {
+  bool one_channel;
+  std::size_t channels, height, width;
+};
+
+ImageShape image_shape(const Shape& shape, const char* operation) {
+  const bool one_channel = shape.size() == 3;
+  if (!one_channel && shape.size() != 4)
+    throw MismatchError(std::string(operation) +
+                        ": needs a [batch, H, W] or [batch, C, H, W] tensor");
+  return {one_channel, one_channel ? 1 : shape[1], shape[shape.size() - 2], shape.back()};
+}
+
+}  // namespace
+
 CKKSTensor CKKSTensor::conv2d(const PlainTensor& kernels, std::size_t stride) const {
   constexpr const char* op = "CKKSTensor::conv2d";
   require_valid(op);
   if (stride == 0) throw InvalidArgument(std::string(op) + ": the stride must be at least 1");
-  // [batch, H, W] is one input channel.
-  const bool one_channel = shape_.size() == 3;
-  if (!one_channel && shape_.size() != 4)
-    throw MismatchError(std::string(op) + ": needs a [batch, H, W] or [batch, C_in, H, W] tensor");
-  const std::size_t in_channels = one_channel ? 1 : shape_[1];
-  const std::size_t height = shape_[shape_.size() - 2], width = shape_.back();
+  const auto [one_channel, in_channels, height, width] = image_shape(shape_, op);
   const Shape& k = kernels.shape();
   const bool kernels_fit =
       (k.size() == 3 && in_channels == 1) || (k.size() == 4 && k[1] == in_channels);
@@ -66,11 +80,7 @@ CKKSTensor CKKSTensor::avg_pool2d(std::size_t kernel, std::size_t stride) const 
   require_valid(op);
   if (kernel == 0 || stride == 0)
     throw InvalidArgument(std::string(op) + ": the kernel and the stride must be at least 1");
-  const bool one_channel = shape_.size() == 3;
-  if (!one_channel && shape_.size() != 4)
-    throw MismatchError(std::string(op) + ": needs a [batch, H, W] or [batch, C, H, W] tensor");
-  const std::size_t channels = one_channel ? 1 : shape_[1];
-  const std::size_t height = shape_[shape_.size() - 2], width = shape_.back();
+  const auto [one_channel, channels, height, width] = image_shape(shape_, op);
   if (kernel > height || kernel > width)
     throw MismatchError(std::string(op) + ": a " + std::to_string(kernel) + "x" +
                         std::to_string(kernel) + " window is larger than the " +

@@ -4,8 +4,6 @@
 #include <complex>
 #include <string>
 
-#include "heft/circuits/polynomial.hpp"
-#include "heft/circuits/polynomial_evaluator.hpp"
 #include "heft/tensor/ckks_vector.hpp"
 #include "heft/util/error.hpp"
 #include "tensor/chunks.hpp"
@@ -110,19 +108,12 @@ CKKSVector CKKSVector::polyval(std::span<const double> coefficients) const {
   require_valid(op);
   // The constant goes into the own slots as a plain vector (the padding
   // keeps its zeros); the rest is 0 at 0.
-  // Named members, not a structured binding: the lambda below reads the
-  // polynomial, and clang before 16 cannot capture a binding.
   const detail::SplitPolynomial split = detail::split_polynomial(coefficients, op);
-  const circuits::Polynomial& polynomial = split.rest;
-  const double constant = split.constant;
-  if (polynomial.degree() == 0) return mul(0.0).add(constant);
-  detail::require_levels(polynomial.depth(), level(), op);
-  const circuits::PolynomialEvaluator evaluator(context_->rlwe_context(), context_->relin_key(op));
-  auto chunks = detail::map_chunks(
-      chunks_.size(), [&](std::size_t c) { return evaluator.evaluate(chunks_[c], polynomial); });
+  if (split.rest.degree() == 0) return mul(0.0).add(split.constant);
+  auto chunks = detail::evaluate_rest(*context_, chunks_, split, level(), op);
   CKKSVector out(context_, std::move(chunks), size_, clean_padding_);
-  if (constant == 0) return out;
-  return out.add(constant);
+  if (split.constant == 0) return out;
+  return out.add(split.constant);
 }
 
 }  // namespace heft::tensor

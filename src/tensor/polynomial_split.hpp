@@ -10,7 +10,12 @@
 #include <vector>
 
 #include "heft/circuits/polynomial.hpp"
+#include "heft/circuits/polynomial_evaluator.hpp"
+#include "heft/rlwe/ciphertext.hpp"
+#include "heft/tensor/context.hpp"
 #include "heft/util/error.hpp"
+#include "tensor/chunks.hpp"
+#include "tensor/messages.hpp"
 
 namespace heft::tensor::detail {
 
@@ -31,6 +36,21 @@ inline SplitPolynomial split_polynomial(std::span<const double> coefficients,
   const double constant = rest[0];
   rest[0] = 0;
   return {circuits::Polynomial::power(std::span<const double>(rest)), constant};
+}
+
+// split.rest on every ciphertext (in parallel), whose levels must hold its
+// depth: `level` is the lowest of them (InvalidArgument naming `operation`
+// otherwise). The caller adds split.constant. A degree-0 rest is not
+// evaluated here (the caller multiplies by 0 instead).
+inline std::vector<rlwe::Ciphertext> evaluate_rest(const TensorContext& context,
+                                                   std::span<const rlwe::Ciphertext> ciphertexts,
+                                                   const SplitPolynomial& split, std::size_t level,
+                                                   const char* operation) {
+  require_levels(split.rest.depth(), level, operation);
+  const circuits::PolynomialEvaluator evaluator(context.rlwe_context(),
+                                                context.relin_key(operation));
+  return map_chunks(ciphertexts.size(),
+                    [&](std::size_t c) { return evaluator.evaluate(ciphertexts[c], split.rest); });
 }
 
 }  // namespace heft::tensor::detail
