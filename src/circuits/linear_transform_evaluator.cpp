@@ -8,6 +8,7 @@
 #include <string>
 
 #include "heft/circuits/linear_transform.hpp"
+#include "heft/math/kernels.hpp"
 #include "heft/rlwe/key_switching.hpp"
 #include "heft/rlwe/rotation_plan.hpp"
 #include "heft/util/error.hpp"
@@ -40,13 +41,15 @@ void add_into(ExtendedPair& sum, const ExtendedPair& term) {
   }
 }
 
-// A diagonal's Q towers at `level`: the plaintext's own, or a cut copy.
-const ring::RnsPoly& q_towers_at(const ckks::ExtendedPlaintext& d, std::size_t level,
-                                 ring::RnsPoly& cut) {
-  if (d.poly.q.tower_count() == level + 1) return d.poly.q;
-  cut = d.poly.q.clone();
-  cut.drop_last_towers(cut.tower_count() - level - 1);
-  return cut;
+// Room for a sum that is written in full before it is read.
+ExtendedPair uninitialized_extended(const rlwe::Context& context, std::size_t level) {
+  ExtendedPair out;
+  for (auto& part : out) {
+    part.q = ring::RnsPoly::uninitialized(context.ciphertext_ring(), level + 1, ring::Form::ntt);
+    part.p = ring::RnsPoly::uninitialized(context.special_ring(), context.special_count(),
+                                          ring::Form::ntt);
+  }
+  return out;
 }
 
 }  // namespace
@@ -163,32 +166,48 @@ std::vector<rlwe::Ciphertext> LinearTransformEvaluator::evaluate(
     sums.push_back(zero_extended(context, level));
   std::vector<std::mutex> locks(transforms.size());
   // The inner sum of one giant step over Q_l * P: sum_b diagonal (.)
-  // rotate(x, b), each rotation's automorphism taken in the product's pass.
-  // Its four accumulators (2 parts, Q and P towers) are independent.
-  const auto accumulate = [&](const LinearTransform::GiantStep& giant, ExtendedPair& inner,
-                              std::size_t accumulator) {
-    const std::size_t k = accumulator / 2;
-    const bool special = accumulator % 2 == 1;
-    for (const auto& term : giant.terms) {
-      ring::RnsPoly cut;
-      const ring::RnsPoly& d =
-          special ? term.diagonal.poly.p : q_towers_at(term.diagonal, level, cut);
-      ring::RnsPoly& out = special ? inner[k].p : inner[k].q;
-      if (term.baby == 0) {
-        out.add_product(special ? lifted[k].p : lifted[k].q, d);
-        continue;
-      }
-      const ExtendedPair& image = baby_products.at(term.baby);
-      out.add_product(d, special ? image[k].p : image[k].q);
+  // rotate(x, b), both parts at once. Each tower (and half of it, so that two
+  // threads share an odd tower count evenly) is one fused product-sum over
+  // the terms (math::dot_product_pair): each diagonal is read once for both
+  // parts, the sums stay in registers and are reduced once, and no
+  // accumulator makes a round trip through memory per term.
+  const std::size_t q_towers = level + 1;
+  const std::size_t towers = q_towers + context.special_count();
+  constexpr std::size_t kPiecesPerTower = 2;
+  const std::size_t piece = context.degree() / kPiecesPerTower;
+  const auto accumulate_piece = [&](const LinearTransform::GiantStep& giant, ExtendedPair& inner,
+                                    std::size_t job) {
+    const std::size_t t = job / kPiecesPerTower;
+    const std::size_t start = (job % kPiecesPerTower) * piece;
+    const bool special = t >= q_towers;
+    const std::size_t tower = special ? t - q_towers : t;
+    const auto pick = [&](const rlwe::ExtendedPoly& x) {
+      return (special ? x.p.tower(tower) : x.q.tower(tower)).subspan(start, piece);
+    };
+    const std::size_t terms = giant.terms.size();
+    std::vector<std::span<const uint64_t>> d(terms), b(terms), a(terms);
+    for (std::size_t j = 0; j < terms; ++j) {
+      const auto& term = giant.terms[j];
+      d[j] = pick(term.diagonal.poly);
+      const ExtendedPair& image = term.baby == 0 ? lifted : baby_products.at(term.baby);
+      b[j] = pick(image[0]);
+      a[j] = pick(image[1]);
     }
+    math::dot_product_pair(
+        d, b, a,
+        (special ? inner[0].p.tower(tower) : inner[0].q.tower(tower)).subspan(start, piece),
+        (special ? inner[1].p.tower(tower) : inner[1].q.tower(tower)).subspan(start, piece),
+        special ? context.special_ring()->modulus(tower)
+                : context.ciphertext_ring()->modulus(tower));
   };
   const auto run_job = [&](const Job& job, bool split_accumulators) {
-    ExtendedPair inner = zero_extended(context, level);
+    ExtendedPair inner = uninitialized_extended(context, level);
     if (split_accumulators) {
-      parallel_for(0, 4, [&](std::size_t a) { accumulate(*job.giant, inner, a); });
+      parallel_for(0, towers * kPiecesPerTower,
+                   [&](std::size_t j) { accumulate_piece(*job.giant, inner, j); });
     } else {
-      for (std::size_t a = 0; a < 4; ++a)
-        accumulate(*job.giant, inner, a);
+      for (std::size_t j = 0; j < towers * kPiecesPerTower; ++j)
+        accumulate_piece(*job.giant, inner, j);
     }
     if (job.giant->giant != 0) {
       // Divide the inner sum by P once, then rotate it by the giant step,
