@@ -7,7 +7,7 @@ docs/tenseal-compatibility.md); what heft does not have yet raises
 NotImplementedError naming it.
 """
 from ._heft import (Error, FormatError, InvalidArgument, MismatchError, NoiseBudgetError,
-                    UnsupportedError)
+                    TransparentCiphertextError, UnsupportedError)
 from ._context import (ENCRYPTION_TYPE, SCHEME_TYPE, Context, context, context_from)
 from ._vectors import (BFVVector, CKKSVector, bfv_vector, bfv_vector_from, ckks_vector,
                        ckks_vector_from, im2col_encoding, lazy_bfv_vector_from,
@@ -18,7 +18,7 @@ from ._tensors import (CKKSTensor, PlainTensor, SignApproximation, ckks_tensor, 
 __all__ = [
     "BFVVector", "CKKSTensor", "CKKSVector", "Context", "ENCRYPTION_TYPE", "Error", "FormatError",
     "InvalidArgument", "MismatchError", "NoiseBudgetError", "PlainTensor", "SCHEME_TYPE",
-    "SignApproximation", "UnsupportedError", "bfv_vector", "bfv_vector_from", "ckks_tensor",
+    "SignApproximation", "TransparentCiphertextError", "UnsupportedError", "bfv_vector", "bfv_vector_from", "ckks_tensor",
     "ckks_tensor_from", "ckks_vector", "ckks_vector_from", "context", "context_from",
     "im2col_encoding", "lazy_bfv_vector_from", "lazy_ckks_tensor_from", "lazy_ckks_vector_from",
     "plain_tensor",

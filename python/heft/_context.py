@@ -85,6 +85,22 @@ class Context:
     def has_galois_keys(self):
         return self.data.has_galois_keys()
 
+    # ---- noise flooding of decryptions (docs/security.md) ----
+    def set_noise_flooding(self, noise_bits, statistical_security=30, decryptions=1):
+        """Flood every CKKS decryption under this context so that results may be shared
+        with the party that computed them. `noise_bits`: log2 of the results' noise bound,
+        from an estimation run (CKKSVector.measure_noise_bits on sample inputs). Off by
+        default; not serialized."""
+        self.data.set_noise_flooding(float(noise_bits), int(statistical_security),
+                                     int(decryptions))
+
+    def clear_noise_flooding(self):
+        self.data.clear_noise_flooding()
+
+    def noise_flooding(self):
+        """None, or the flooding options with the flooding noise's log2 deviation."""
+        return self.data.noise_flooding()
+
     # ---- copies and bytes ----
     def copy(self):
         return Context(_heft.TensorContext.load(self.serialize(), False))

@@ -146,6 +146,11 @@ class CKKSVector(_Vector):
     def scale(self):
         return self._native().scale()
 
+    def measure_noise_bits(self, expected):
+        """Estimation run of noise flooding: log2 of this result's noise, given the exact
+        result `expected` of the same computation in plain (Context.set_noise_flooding)."""
+        return self._native().measure_noise_bits(_flat_list(expected, float))
+
     def conv2d_im2col(self, kernel, windows_nb):
         return self._wrap(self._native().conv2d_im2col(_matrix(kernel, float), int(windows_nb)))
 

@@ -61,6 +61,25 @@ void bind_context(py::module_& m) {
              py::gil_scoped_release release;
              c.generate_relin_keys();
            })
+      .def(
+          "set_noise_flooding",
+          [](TensorContext& c, double noise_bits, int statistical_security, uint64_t decryptions) {
+            c.set_noise_flooding(
+                ckks::FloodingOptions{noise_bits, statistical_security, decryptions});
+          },
+          py::arg("noise_bits"), py::arg("statistical_security") = 30, py::arg("decryptions") = 1)
+      .def("clear_noise_flooding", [](TensorContext& c) { c.set_noise_flooding(std::nullopt); })
+      .def("noise_flooding",
+           [](const TensorContext& c) -> py::object {
+             const auto& options = c.noise_flooding();
+             if (!options) return py::none();
+             py::dict out;
+             out["noise_bits"] = options->noise_bits;
+             out["statistical_security"] = options->statistical_security;
+             out["decryptions"] = options->decryptions;
+             out["flooding_bits"] = ckks::flooding_bits(*options);
+             return std::move(out);
+           })
       .def("make_context_public", &TensorContext::make_context_public,
            py::arg("generate_galois_keys") = false, py::arg("generate_relin_keys") = false)
       .def(

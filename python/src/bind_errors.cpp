@@ -18,6 +18,7 @@ PyObject* invalid = nullptr;
 PyObject* mismatch = nullptr;
 PyObject* format = nullptr;
 PyObject* budget = nullptr;
+PyObject* transparent = nullptr;
 PyObject* unsupported = nullptr;
 
 PyObject* make_exception(py::module_& m, const char* name, PyObject* bases) {
@@ -38,6 +39,7 @@ void bind_errors(py::module_& m) {
   mismatch = make_exception(m, "MismatchError", invalid);
   format = make_exception(m, "FormatError", invalid);
   budget = make_exception(m, "NoiseBudgetError", invalid);
+  transparent = make_exception(m, "TransparentCiphertextError", invalid);
   unsupported = make_exception(
       m, "UnsupportedError",
       py::make_tuple(py::handle(error), py::handle(PyExc_NotImplementedError)).release().ptr());
@@ -51,6 +53,8 @@ void bind_errors(py::module_& m) {
       PyErr_SetString(format, e.what());
     } catch (const NoiseBudgetError& e) {
       PyErr_SetString(budget, e.what());
+    } catch (const TransparentCiphertextError& e) {
+      PyErr_SetString(transparent, e.what());
     } catch (const InvalidArgument& e) {
       PyErr_SetString(invalid, e.what());
     } catch (const UnsupportedError& e) {

@@ -78,6 +78,10 @@ void bind_vectors(py::module_& m) {
           py::arg("context"), py::arg("values"), py::arg("scale") = 0.0)
       .def("level", &CKKSVector::level)
       .def("scale", &CKKSVector::scale)
+      .def("measure_noise_bits",
+           [](const CKKSVector& a, const std::vector<double>& expected) {
+             return unlocked([&] { return a.measure_noise_bits(expected); });
+           })
       .def("conv2d_im2col", [](const CKKSVector& a, const std::vector<std::vector<double>>& kernel,
                                std::size_t windows) {
         return unlocked([&] { return a.conv2d_im2col(kernel, windows); });

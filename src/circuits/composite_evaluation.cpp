@@ -42,7 +42,7 @@ rlwe::Ciphertext PolynomialEvaluator::relu(const rlwe::Ciphertext& x,
   const rlwe::Ciphertext h = evaluate(x, step);
   rlwe::Ciphertext input = x.needs_rescale && x.level() > 0 ? evaluator_.rescale(x) : x.clone();
   input = evaluator_.drop_to_level(input, h.level());
-  return evaluator_.multiply_rescale(input, h, *key_);
+  return checked(evaluator_.multiply_rescale(input, h, *key_), "PolynomialEvaluator::relu");
 }
 
 }  // namespace heft::circuits

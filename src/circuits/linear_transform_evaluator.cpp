@@ -238,6 +238,7 @@ std::vector<rlwe::Ciphertext> LinearTransformEvaluator::evaluate(
     out.scale = x.scale * transforms[t]->scale();
     out.slots = x.slots;
     out.needs_rescale = level > 0;
+    check_transparent(out, operation);
     results.push_back(std::move(out));
   }
   return results;

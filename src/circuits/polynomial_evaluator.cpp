@@ -61,11 +61,27 @@ PolynomialEvaluator::PolynomialEvaluator(std::shared_ptr<const rlwe::Context> co
       evaluator_(context_, ckks::ScaleMode::manual),
       encoder_(context_),
       constants_(std::make_unique<detail::ConstantProducts>(context_)) {
+  // Accumulators start from zero and constants are trivial ciphertexts: the
+  // results alone are checked (checked()).
+  evaluator_.allow_transparent_results(true);
   rlwe::require_relin_key(*context_, key, "PolynomialEvaluator");
 }
 
 PolynomialEvaluator::~PolynomialEvaluator() = default;
 PolynomialEvaluator::PolynomialEvaluator(PolynomialEvaluator&&) noexcept = default;
+
+std::vector<rlwe::Ciphertext> PolynomialEvaluator::checked(std::vector<rlwe::Ciphertext> results,
+                                                           const char* operation) const {
+  for (const auto& result : results)
+    check_transparent(result, operation);
+  return results;
+}
+
+rlwe::Ciphertext PolynomialEvaluator::checked(rlwe::Ciphertext result,
+                                              const char* operation) const {
+  check_transparent(result, operation);
+  return result;
+}
 PolynomialEvaluator& PolynomialEvaluator::operator=(PolynomialEvaluator&&) noexcept = default;
 
 // The shared part of every entry point: checks, the variable, the plan, the
@@ -160,7 +176,7 @@ rlwe::Ciphertext PolynomialEvaluator::evaluate(const rlwe::Ciphertext& x, const 
                                                double target_scale) const {
   auto results = evaluate_all(x, {uniform_coefficients(p)}, p, target_scale, evaluator_, encoder_,
                               *constants_, *key_, "evaluate");
-  return std::move(results.front());
+  return checked(std::move(results.front()), "PolynomialEvaluator::evaluate");
 }
 
 rlwe::Ciphertext PolynomialEvaluator::evaluate(const rlwe::Ciphertext& x,
@@ -183,8 +199,9 @@ std::vector<rlwe::Ciphertext> PolynomialEvaluator::evaluate(const rlwe::Cipherte
     }
     all.push_back(uniform_coefficients(p));
   }
-  return evaluate_all(x, all, polynomials[0], target_scale, evaluator_, encoder_, *constants_,
-                      *key_, "evaluate");
+  return checked(evaluate_all(x, all, polynomials[0], target_scale, evaluator_, encoder_,
+                              *constants_, *key_, "evaluate"),
+                 "PolynomialEvaluator::evaluate");
 }
 
 rlwe::Ciphertext PolynomialEvaluator::evaluate_slot_groups(const rlwe::Ciphertext& x,
@@ -224,7 +241,7 @@ rlwe::Ciphertext PolynomialEvaluator::evaluate_slot_groups(const rlwe::Ciphertex
   }
   auto results = evaluate_all(x, {std::move(merged)}, polynomials[0], target_scale, evaluator_,
                               encoder_, *constants_, *key_, operation);
-  return std::move(results.front());
+  return checked(std::move(results.front()), "PolynomialEvaluator::evaluate_slot_groups");
 }
 
 std::size_t PolynomialEvaluator::multiplication_count(const Polynomial& p) const {

@@ -19,7 +19,9 @@ BFVVector::BFVVector(TensorContext::Ptr context, std::vector<Ciphertext> chunks,
     : context_(std::move(context)),
       chunks_(std::move(chunks)),
       size_(size),
-      clean_padding_(clean_padding) {}
+      clean_padding_(clean_padding) {
+  if (context_) context_->rerandomize_transparent(chunks_);  // docs/security.md
+}
 
 uint64_t BFVVector::reduce(int64_t value) const {
   const auto t = static_cast<int64_t>(context_->plain_modulus());

@@ -47,7 +47,9 @@ CKKSTensor::CKKSTensor(TensorContext::Ptr context, std::vector<Ciphertext> eleme
     : context_(std::move(context)),
       elements_(std::move(elements)),
       shape_(std::move(shape)),
-      clean_padding_(clean_padding) {}
+      clean_padding_(clean_padding) {
+  if (context_) context_->rerandomize_transparent(elements_);  // docs/security.md
+}
 
 CKKSTensor CKKSTensor::copy() const {
   std::vector<Ciphertext> elements;
@@ -90,12 +92,12 @@ CKKSTensor CKKSTensor::encrypt(TensorContext::Ptr context, const PlainTensor& pl
 PlainTensor CKKSTensor::decrypt() const {
   constexpr const char* op = "CKKSTensor::decrypt";
   require_valid(op);
-  const auto& decryptor = context_->ckks_decryptor(op);
+  (void)context_->ckks_decryptor(op);  // refused without the secret key, before any work
   const auto& encoder = context_->ckks_encoder();
   const std::size_t batch = batch_size(), inner = elements_.size();
   std::vector<double> data(batch * inner);
   parallel_for(0, inner, [&](std::size_t e) {
-    const auto values = encoder.decode_real(decryptor.decrypt(elements_[e]));
+    const auto values = encoder.decode_real(context_->ckks_decrypt(elements_[e], op));
     for (std::size_t b = 0; b < batch; ++b)
       data[b * inner + e] = values[b];
   });

@@ -17,7 +17,8 @@ CKKSTensor CKKSTensor::relu(const circuits::CompositePolynomial& sign) const {
   require_valid(op);
   if (sign.stages.empty()) throw InvalidArgument(std::string(op) + ": an empty sign approximation");
   detail::require_levels(sign.depth() + 1, level(), op);
-  const circuits::PolynomialEvaluator evaluator(context_->rlwe_context(), context_->relin_key(op));
+  circuits::PolynomialEvaluator evaluator(context_->rlwe_context(), context_->relin_key(op));
+  evaluator.allow_transparent_results(true);  // re-randomised as the result is made
   auto elements = detail::map_chunks(
       elements_.size(), [&](std::size_t e) { return evaluator.relu(elements_[e], sign); });
   return {context_, std::move(elements), shape_, clean_padding_};

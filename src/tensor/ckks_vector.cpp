@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <string>
 
 #include "heft/util/error.hpp"
@@ -75,7 +76,9 @@ CKKSVector::CKKSVector(TensorContext::Ptr context, std::vector<Ciphertext> chunk
     : context_(std::move(context)),
       chunks_(std::move(chunks)),
       size_(size),
-      clean_padding_(clean_padding) {}
+      clean_padding_(clean_padding) {
+  if (context_) context_->rerandomize_transparent(chunks_);  // docs/security.md
+}
 
 CKKSVector CKKSVector::encrypt(TensorContext::Ptr context, std::span<const double> values,
                                double scale) {
@@ -102,12 +105,12 @@ CKKSVector CKKSVector::copy() const {
 std::vector<double> CKKSVector::decrypt() const {
   constexpr const char* op = "CKKSVector::decrypt";
   require_valid(op);
-  const auto& decryptor = context_->ckks_decryptor(op);
+  (void)context_->ckks_decryptor(op);  // refused without the secret key, before any work
   const auto& encoder = context_->ckks_encoder();
   const std::size_t slots = context_->slot_count();
   std::vector<double> out(size_);
   const auto fill = [&](std::size_t c) {
-    const auto values = encoder.decode_real(decryptor.decrypt(chunks_[c]));
+    const auto values = encoder.decode_real(context_->ckks_decrypt(chunks_[c], op));
     const std::size_t count = std::min(slots, size_ - c * slots);
     std::copy_n(values.begin(), count, out.begin() + static_cast<std::ptrdiff_t>(c * slots));
   };
@@ -117,6 +120,31 @@ std::vector<double> CKKSVector::decrypt() const {
     parallel_for(0, chunks_.size(), fill);
   }
   return out;
+}
+
+double CKKSVector::measure_noise_bits(std::span<const double> expected) const {
+  constexpr const char* op = "CKKSVector::measure_noise_bits";
+  require_valid(op);
+  const auto& decryptor = context_->ckks_decryptor(op);
+  if (expected.size() != size_) {
+    throw MismatchError(std::string(op) + ": " + std::to_string(expected.size()) +
+                        " expected values for a vector of " + std::to_string(size_));
+  }
+  if (!clean_padding_) {
+    throw InvalidArgument(std::string(op) +
+                          ": the vector's padding slots may hold values it does not track; "
+                          "measure a vector whose padding is clean (before sum() or polyval)");
+  }
+  const std::size_t slots = context_->slot_count();
+  std::vector<double> bits(chunks_.size());
+  parallel_for(0, chunks_.size(), [&](std::size_t c) {
+    std::vector<std::complex<double>> values(slots);
+    const std::size_t count = std::min(slots, size_ - c * slots);
+    for (std::size_t i = 0; i < count; ++i)
+      values[i] = expected[c * slots + i];
+    bits[c] = ckks::measure_noise_bits(decryptor, context_->ckks_encoder(), chunks_[c], values);
+  });
+  return *std::max_element(bits.begin(), bits.end());
 }
 
 std::size_t CKKSVector::level() const {

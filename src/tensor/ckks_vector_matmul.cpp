@@ -150,7 +150,8 @@ CKKSVector CKKSVector::matmul(const std::vector<std::vector<double>>& matrix) co
       };
       const auto transform =
           circuits::LinearTransform::from_function(encoder, diagonal, indices, options);
-      const circuits::LinearTransformEvaluator transforms(context_->rlwe_context());
+      circuits::LinearTransformEvaluator transforms(context_->rlwe_context());
+      transforms.allow_transparent_results(true);  // re-randomised as the result is made
       std::vector<Ciphertext> chunks;
       chunks.push_back(CKKSVectorOps::finish_product(
           *context_, transforms.evaluate(sources[0], transform, keys)));

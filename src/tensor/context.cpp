@@ -165,9 +165,12 @@ void TensorContext::make_scheme_objects() {
     ckks_encoder_.emplace(context_);
     ckks_automatic_.emplace(context_, ckks::ScaleMode::automatic);
     ckks_manual_.emplace(context_, ckks::ScaleMode::manual);
+    ckks_automatic_->allow_transparent_results(true);  // re-randomised as tensors are made
+    ckks_manual_->allow_transparent_results(true);
   } else {
     batch_encoder_.emplace(context_->degree(), plain_modulus());
     bfv_evaluator_.emplace(context_);
+    bfv_evaluator_->allow_transparent_results(true);
   }
 }
 
@@ -176,9 +179,13 @@ void TensorContext::make_crypto_objects() {
   ckks_decryptor_.reset();
   bfv_encryptor_.reset();
   bfv_decryptor_.reset();
+  zero_encryptor_.reset();
+  if (public_key_) zero_encryptor_.emplace(*public_key_);
   if (scheme_ == Scheme::ckks) {
     if (public_key_) ckks_encryptor_.emplace(*public_key_);
     if (secret_key_) ckks_decryptor_.emplace(*secret_key_);
+    ckks_flooding_decryptor_.reset();
+    if (secret_key_ && flooding_) ckks_flooding_decryptor_.emplace(*secret_key_, *flooding_);
   } else {
     if (public_key_) bfv_encryptor_.emplace(*public_key_);
     if (secret_key_) bfv_decryptor_.emplace(*secret_key_);
@@ -340,6 +347,40 @@ const rlwe::Decryptor& TensorContext::ckks_decryptor(const char* operation) cons
   require_scheme(Scheme::ckks, operation);
   (void)secret_key(operation);
   return *ckks_decryptor_;
+}
+
+void TensorContext::rerandomize_transparent(std::vector<rlwe::Ciphertext>& ciphertexts) const {
+  for (rlwe::Ciphertext& ct : ciphertexts) {
+    if (!rlwe::is_transparent(ct)) continue;
+    if (!zero_encryptor_) {
+      throw TransparentCiphertextError(
+          "a result's mask cancelled (a product by zero, x - x) and this context has no public "
+          "key to re-randomise it with");
+    }
+    // A fresh encryption of zero at the ciphertext's level: the values stay,
+    // the mask is new (the scale and slots only label the zero).
+    rlwe::Plaintext zero;
+    zero.poly = ring::RnsPoly(context_->ciphertext_ring(), ct.level() + 1, ring::Form::ntt);
+    zero.scale = ct.scale;
+    zero.slots = ct.slots;
+    const rlwe::Ciphertext fresh = zero_encryptor_->encrypt(zero);
+    ct.parts[0] += fresh.parts[0];
+    ct.parts[1] += fresh.parts[1];
+  }
+}
+
+void TensorContext::set_noise_flooding(std::optional<ckks::FloodingOptions> options) {
+  require_scheme(Scheme::ckks, "set_noise_flooding");
+  if (options) (void)ckks::flooding_bits(*options);  // its checks first: nothing changes on error
+  flooding_ = options;
+  make_crypto_objects();
+}
+
+rlwe::Plaintext TensorContext::ckks_decrypt(const rlwe::Ciphertext& ciphertext,
+                                            const char* operation) const {
+  const rlwe::Decryptor& exact = ckks_decryptor(operation);
+  if (!ckks_flooding_decryptor_) return exact.decrypt(ciphertext);
+  return ckks_flooding_decryptor_->decrypt(ciphertext).plain;
 }
 
 const bfv::Encryptor& TensorContext::bfv_encryptor(const char* operation) const {

@@ -47,8 +47,8 @@ inline std::vector<rlwe::Ciphertext> evaluate_rest(const TensorContext& context,
                                                    const SplitPolynomial& split, std::size_t level,
                                                    const char* operation) {
   require_levels(split.rest.depth(), level, operation);
-  const circuits::PolynomialEvaluator evaluator(context.rlwe_context(),
-                                                context.relin_key(operation));
+  circuits::PolynomialEvaluator evaluator(context.rlwe_context(), context.relin_key(operation));
+  evaluator.allow_transparent_results(true);  // re-randomised as the result is made
   return map_chunks(ciphertexts.size(),
                     [&](std::size_t c) { return evaluator.evaluate(ciphertexts[c], split.rest); });
 }

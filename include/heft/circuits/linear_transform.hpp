@@ -107,7 +107,9 @@ class HEFT_EXPORT LinearTransform {
   std::vector<GiantStep> giants_;
 };
 
-class HEFT_EXPORT LinearTransformEvaluator {
+// Results that come out transparent (all-zero diagonals) are refused unless
+// allowed: see rlwe::TransparentResults.
+class HEFT_EXPORT LinearTransformEvaluator : public rlwe::TransparentResults {
  public:
   explicit LinearTransformEvaluator(std::shared_ptr<const rlwe::Context> context);
 

@@ -54,7 +54,10 @@ namespace detail {
 class ConstantProducts;
 }
 
-class HEFT_EXPORT PolynomialEvaluator {
+// Results that come out transparent (a constant polynomial's trivial
+// ciphertext, a polynomial whose terms cancel) are refused unless allowed:
+// see rlwe::TransparentResults. Intermediate values may be transparent.
+class HEFT_EXPORT PolynomialEvaluator : public rlwe::TransparentResults {
  public:
   // Keeps a reference to the relinearization key: it must outlive the
   // evaluator. InvalidArgument / MismatchError if it is not a
@@ -109,6 +112,11 @@ class HEFT_EXPORT PolynomialEvaluator {
   ckks::Evaluator evaluator_;
   ckks::Encoder encoder_;
   std::unique_ptr<detail::ConstantProducts> constants_;
+
+  // The results, each through check_transparent.
+  std::vector<rlwe::Ciphertext> checked(std::vector<rlwe::Ciphertext> results,
+                                        const char* operation) const;
+  rlwe::Ciphertext checked(rlwe::Ciphertext result, const char* operation) const;
 };
 
 }  // namespace heft::circuits

@@ -87,4 +87,35 @@ struct HEFT_EXPORT Ciphertext : CiphertextMetadata {
   }
 };
 
+// True when every part after c0 is zero (and there is at least one): the
+// ciphertext's mask has cancelled and c0 holds the message plus noise in the
+// clear (docs/security.md, "Transparent ciphertexts"). Stops at the first
+// nonzero value, so a normal ciphertext costs a few reads.
+[[nodiscard]] HEFT_EXPORT bool is_transparent(const Ciphertext& ciphertext) noexcept;
+
+// Throws TransparentCiphertextError naming `operation` when `result` is
+// transparent: what the evaluators call on results that could be.
+HEFT_EXPORT void refuse_transparent(const Ciphertext& result, const char* operation);
+// That error, unconditionally (for a caller that first undoes its work).
+[[noreturn]] HEFT_EXPORT void throw_transparent(const char* operation);
+
+// What every scheme's evaluator does with transparent results: refuse them
+// (TransparentCiphertextError, the failed call leaving its operands as they
+// were), unless allowed by a caller that re-randomises them before they leave
+// (the tensor layer adds a fresh encryption of zero). Evaluators derive from it.
+class HEFT_EXPORT TransparentResults {
+ public:
+  void allow_transparent_results(bool allow) noexcept { allow_ = allow; }
+  [[nodiscard]] bool allows_transparent_results() const noexcept { return allow_; }
+
+ protected:
+  // refuse_transparent(result, operation) unless allowed.
+  void check_transparent(const Ciphertext& result, const char* operation) const {
+    if (!allow_) refuse_transparent(result, operation);
+  }
+
+ private:
+  bool allow_ = false;
+};
+
 }  // namespace heft::rlwe

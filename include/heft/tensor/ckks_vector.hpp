@@ -51,6 +51,13 @@ class HEFT_EXPORT CKKSVector {
   // The values (size() of them). Needs the secret key: InvalidArgument on a
   // public context.
   [[nodiscard]] std::vector<double> decrypt() const;
+  // The estimation run of noise flooding (TensorContext::set_noise_flooding):
+  // log2 of the largest noise coefficient over the vector's ciphertexts, the
+  // vector being the result of a circuit on sample inputs whose exact result
+  // is `expected` (size() values; padding slots must hold zeros). Needs the
+  // secret key; MismatchError for another count of values, InvalidArgument
+  // when the padding may hold values or the vector is not near `expected`.
+  [[nodiscard]] double measure_noise_bits(std::span<const double> expected) const;
 
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   [[nodiscard]] const TensorContext::Ptr& context() const noexcept { return context_; }

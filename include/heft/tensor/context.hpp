@@ -45,6 +45,7 @@
 #include "heft/schemes/bfv/evaluator.hpp"
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/ckks/evaluator.hpp"
+#include "heft/schemes/ckks/noise_flooding.hpp"
 #include "heft/schemes/ckks/parameter_helper.hpp"
 #include "heft/schemes/integer_parameters.hpp"
 
@@ -158,6 +159,33 @@ class HEFT_EXPORT TensorContext {
   [[nodiscard]] const bfv::Encryptor& bfv_encryptor(const char* operation) const;
   [[nodiscard]] const bfv::Decryptor& bfv_decryptor(const char* operation) const;
 
+  // ---- transparent results (docs/security.md) ----
+  // The evaluators here allow transparent results (a product by zero, x - x,
+  // a null polynomial: TenSEAL programs compute them), and every vector and
+  // tensor re-randomises them as it is made: each ciphertext whose mask
+  // cancelled gets a fresh encryption of zero (with the public key) added, so
+  // none ever holds its values in the clear. Without a public key:
+  // TransparentCiphertextError.
+  void rerandomize_transparent(std::vector<rlwe::Ciphertext>& ciphertexts) const;
+
+  // ---- noise flooding of CKKS decryptions (docs/security.md) ----
+  // With options set, every CKKS decryption through this context
+  // (CKKSVector::decrypt, CKKSTensor::decrypt) is flooded
+  // (ckks::FloodingDecryptor): results may then be shared with the party that
+  // computed them. Off by default: flooding needs the noise bound of an
+  // estimation run (CKKSVector::measure_noise_bits) and a scale with room for
+  // the precision it costs, which the defaults of TenSEAL-style parameters do
+  // not have. A client-side setting: not serialized, kept by copies.
+  // InvalidArgument for a BFV context or options flooding_bits() refuses.
+  void set_noise_flooding(std::optional<ckks::FloodingOptions> options);
+  [[nodiscard]] const std::optional<ckks::FloodingOptions>& noise_flooding() const noexcept {
+    return flooding_;
+  }
+  // The decryption the setting above asks for: exact, or flooded. Throws as
+  // ckks_decryptor(operation), and what FloodingDecryptor::decrypt throws.
+  [[nodiscard]] rlwe::Plaintext ckks_decrypt(const rlwe::Ciphertext& ciphertext,
+                                             const char* operation) const;
+
   // ---- serialization ----
   // Parameters, flags and global scale, and each kind of key asked for and
   // present, in heft's format (docs/format.md: frames of rlwe serialization
@@ -203,6 +231,9 @@ class HEFT_EXPORT TensorContext {
   std::optional<rlwe::Decryptor> ckks_decryptor_;
   std::optional<bfv::Encryptor> bfv_encryptor_;
   std::optional<bfv::Decryptor> bfv_decryptor_;
+  std::optional<rlwe::Encryptor> zero_encryptor_;  // either scheme, with the public key
+  std::optional<ckks::FloodingOptions> flooding_;
+  std::optional<ckks::FloodingDecryptor> ckks_flooding_decryptor_;  // with the secret key
 };
 
 }  // namespace heft::tensor

@@ -46,6 +46,16 @@ class HEFT_EXPORT NoiseBudgetError : public InvalidArgument {
   using InvalidArgument::InvalidArgument;
 };
 
+// An operation whose result would be transparent: its mask cancelled (a
+// product by zero, x - x), so that c0 alone is the message plus noise, in the
+// clear (docs/security.md). The evaluators refuse such results instead of
+// returning them; the tensor layer re-randomises them (it holds the public
+// key). A subclass of InvalidArgument.
+class HEFT_EXPORT TransparentCiphertextError : public InvalidArgument {
+ public:
+  using InvalidArgument::InvalidArgument;
+};
+
 // The request is valid but this CPU or build cannot honour it (e.g. an ISA level
 // the processor lacks).
 class HEFT_EXPORT UnsupportedError : public Error {

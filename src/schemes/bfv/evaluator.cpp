@@ -140,6 +140,7 @@ Ciphertext Evaluator::add_or_sub(const Ciphertext& a, const Ciphertext& b, bool 
   require_same_level_operands(a, b, operation);
   Ciphertext out = a.clone();
   rlwe::detail::add_parts(out, b, subtract);
+  check_transparent(out, operation);
   return out;
 }
 
@@ -195,6 +196,7 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const IntegerPlaintext
   Ciphertext out = a.clone();
   for (auto& part : out.parts)
     part *= lifted;
+  check_transparent(out, "multiply_plain");
   return out;
 }
 
@@ -207,6 +209,7 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, uint64_t value) const
     scalars[i] = centered_mod(value, t_, out.parts[0].modulus(i));
   for (auto& part : out.parts)
     part.multiply_scalar(scalars);
+  check_transparent(out, "multiply_scalar");
   return out;
 }
 

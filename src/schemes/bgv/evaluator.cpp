@@ -157,6 +157,7 @@ Ciphertext Evaluator::sum(Ciphertext x, Ciphertext y, const char* operation) con
   if (x.size() < y.size()) std::swap(x.parts, y.parts);
   for (std::size_t i = 0; i < y.size(); ++i)
     x.parts[i] += y.parts[i];
+  check_transparent(x, operation);
   return x;
 }
 
@@ -232,6 +233,7 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, uint64_t value) const
                  a.level(), "multiply_scalar");
   Ciphertext out = a.clone();
   multiply_by_constant(out, value);
+  check_transparent(out, "multiply_scalar");
   return out;
 }
 
@@ -246,6 +248,7 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a,
   for (auto& part : out.parts)
     part *= m;
   out.noise_log2 = noise;
+  check_transparent(out, "multiply_plain");
   return out;
 }
 

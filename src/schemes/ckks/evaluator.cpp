@@ -143,6 +143,10 @@ void Evaluator::add_or_sub(Ciphertext& a, const Ciphertext& b_in, bool subtract,
     // Already aligned (the common case): work in place, no copies. The checks
     // above guarantee the part operations below cannot fail half-way.
     rlwe::detail::add_parts(a, b_in, subtract);
+    if (!allows_transparent_results() && rlwe::is_transparent(a)) {
+      rlwe::detail::add_parts(a, b_in, !subtract);  // undone exactly: a is as it was
+      rlwe::throw_transparent(operation);
+    }
     a.slots = combined_slots(a.slots, b_in.slots);
     a.needs_rescale = a.needs_rescale || b_in.needs_rescale;
     return;
@@ -151,6 +155,7 @@ void Evaluator::add_or_sub(Ciphertext& a, const Ciphertext& b_in, bool subtract,
   Ciphertext result = a.clone();
   align(result, b, operation);
   rlwe::detail::add_parts(result, b, subtract);
+  check_transparent(result, operation);
   result.slots = combined_slots(result.slots, b.slots);
   result.needs_rescale = result.needs_rescale || b.needs_rescale;
   a = std::move(result);
@@ -338,6 +343,7 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& p) co
   out.scale = scale;
   out.slots = combined_slots(out.slots, p.slots);
   out.needs_rescale = out.level() > 0;
+  check_transparent(out, "multiply_plain");
   return out;
 }
 
@@ -345,6 +351,9 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, std::complex<double> 
   require_operand(a, "multiply_scalar");
   if (!std::isfinite(value.real()) || !std::isfinite(value.imag())) {
     throw InvalidArgument("multiply_scalar: the scalar is NaN or infinite");
+  }
+  if (value == std::complex<double>(0) && !allows_transparent_results()) {
+    rlwe::throw_transparent("multiply_scalar");  // before any work
   }
   const double re = value.real();
   if (value.imag() == 0 && std::round(re) == re && std::abs(re) < 4.6e18) {
@@ -371,6 +380,7 @@ Ciphertext Evaluator::multiply_scalar(const Ciphertext& a, std::complex<double> 
     part *= constant;
   out.scale = scale;
   out.needs_rescale = level > 0;  // at level 0 there is no prime left to divide by
+  check_transparent(out, "multiply_scalar");
   return out;
 }
 
@@ -391,6 +401,7 @@ Ciphertext Evaluator::multiply_integer(const Ciphertext& a, int64_t value) const
   }
   for (auto& part : out.parts)
     part.multiply_scalar(residues);
+  check_transparent(out, "multiply_integer");
   return out;
 }
 

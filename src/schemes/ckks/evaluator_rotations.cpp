@@ -128,6 +128,7 @@ Ciphertext Evaluator::dot_rotations_plain(const Ciphertext& a, std::span<const i
   out.scale = scale;
   out.slots = combined;
   out.needs_rescale = level > 0;
+  check_transparent(out, kOperation);
   return out;
 }
 

@@ -75,7 +75,9 @@ namespace heft::bfv {
 using rlwe::Ciphertext;
 using schemes::IntegerPlaintext;
 
-class HEFT_EXPORT Evaluator {
+// Results whose mask cancels (a product by zero, x - x) are refused: see
+// rlwe::TransparentResults.
+class HEFT_EXPORT Evaluator : public rlwe::TransparentResults {
  public:
   // Throws InvalidArgument on a null context or one without plaintext modulus.
   explicit Evaluator(std::shared_ptr<const rlwe::Context> context);

@@ -56,7 +56,9 @@ namespace heft::bgv {
 
 enum class ModSwitchMode { automatic, manual };
 
-class HEFT_EXPORT Evaluator {
+// Results whose mask cancels (a product by zero, x - x) are refused: see
+// rlwe::TransparentResults.
+class HEFT_EXPORT Evaluator : public rlwe::TransparentResults {
  public:
   // Throws InvalidArgument for a null context or one without t.
   explicit Evaluator(std::shared_ptr<const rlwe::Context> context,

@@ -60,7 +60,9 @@ using rlwe::Plaintext;
 
 enum class ScaleMode { automatic, manual };
 
-class HEFT_EXPORT Evaluator {
+// Results whose mask cancels (a product by zero, x - x, dot_rotations_plain
+// of all-zero diagonals) are refused: see rlwe::TransparentResults.
+class HEFT_EXPORT Evaluator : public rlwe::TransparentResults {
  public:
   explicit Evaluator(std::shared_ptr<const rlwe::Context> context,
                      ScaleMode mode = ScaleMode::automatic);
