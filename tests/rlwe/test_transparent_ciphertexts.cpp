@@ -57,6 +57,14 @@ TEST(TransparentCiphertexts, CkksRefusesEveryOperationThatCancelsTheMask) {
   EXPECT_THROW((void)evaluator.multiply_scalar(x, 0.0), TransparentCiphertextError);
   EXPECT_THROW((void)evaluator.multiply_integer(x, 0), TransparentCiphertextError);
   EXPECT_THROW((void)evaluator.multiply_plain(x, zero), TransparentCiphertextError);
+  // A sum of rotations by all-zero diagonals.
+  const std::vector<int64_t> steps{1, 2};
+  const rlwe::GaloisKeys keys = keygen.create_galois_keys(steps);
+  std::vector<ckks::ExtendedPlaintext> zero_diagonals;
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    zero_diagonals.push_back(encoder.encode_extended(std::vector<double>(3, 0.0), 0x1p40, 2));
+  EXPECT_THROW((void)evaluator.dot_rotations_plain(x, steps, zero_diagonals, keys),
+               TransparentCiphertextError);
   // In place: refused, and the operand is as it was (the work is undone).
   rlwe::Ciphertext y = x.clone();
   EXPECT_THROW(evaluator.sub_inplace(y, x), TransparentCiphertextError);
