@@ -5,10 +5,12 @@ set -euo pipefail
 # dataset-fashion-mnist: the real images the MNIST network's tests and the
 # inference demo (scripts/demo.sh) run on. python3-dev, pybind11-dev, numpy and
 # pytest: the Python package (python/) and its tests; tqdm and matplotlib: the
-# demo's progress bar and report picture.
+# demo's progress bar and report picture; python3-distributed: Dask, for
+# heft.distributed and the demo's --dask.
 packages=(build-essential cmake ninja-build pkg-config libssl-dev libgtest-dev libgmock-dev
           libbenchmark-dev libgmp-dev libsimde-dev libzstd-dev qemu-user dataset-fashion-mnist
-          python3-dev pybind11-dev python3-numpy python3-pytest python3-tqdm python3-matplotlib)
+          python3-dev pybind11-dev python3-numpy python3-pytest python3-tqdm python3-matplotlib
+          python3-distributed)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -49,7 +49,10 @@ ring::RnsPoly read_poly(ByteReader& in, const std::shared_ptr<const ring::PolyCo
   if (in.remaining() < poly_record_bytes(*ring, towers) - 5) {
     throw FormatError(std::string("truncated data: ") + what);
   }
-  ring::RnsPoly poly(ring, towers, form == 1 ? ring::Form::ntt : ring::Form::coefficient);
+  // Every value is read below (a throw discards the polynomial unread): no
+  // zeroing first.
+  ring::RnsPoly poly = ring::RnsPoly::uninitialized(
+      ring, towers, form == 1 ? ring::Form::ntt : ring::Form::coefficient);
   for (std::size_t i = 0; i < towers; ++i)
     in.packed(poly.tower(i), poly.modulus(i).bit_count(), poly.modulus(i).value(), what);
   return poly;

@@ -342,6 +342,33 @@ void write_object(std::ostream& out, std::span<const uint8_t> bytes) {
   if (!out) throw Error("write_object: the stream refused the data");
 }
 
+namespace {
+
+// The header of a frame about to be read whole: known, and within the size
+// limit (InvalidArgument naming `operation` above it).
+serial::RawHeader header_within_limit(std::span<const uint8_t> header, const LoadOptions& options,
+                                      const char* operation) {
+  const serial::RawHeader h = serial::parse_header(header);
+  serial::require_known_header_start(h);
+  if (h.stored_bytes > serial::max_stored_bytes(options.max_bytes)) {
+    throw InvalidArgument(
+        std::string(operation) + ": a heft object of " + std::to_string(h.stored_bytes) +
+        " stored bytes exceeds LoadOptions::max_bytes (" + std::to_string(options.max_bytes) + ")");
+  }
+  return h;
+}
+
+}  // namespace
+
+std::size_t object_size(std::span<const uint8_t> bytes, const LoadOptions& options) {
+  using namespace serial;
+  if (bytes.size() < kHeaderBytes) throw FormatError("truncated data: a heft object header");
+  const RawHeader h = header_within_limit(bytes, options, "object_size");
+  const uint64_t size = kHeaderBytes + h.stored_bytes + kChecksumBytes;
+  if (size > bytes.size()) throw FormatError("truncated data: a heft object");
+  return static_cast<std::size_t>(size);
+}
+
 Bytes read_object(std::istream& in, const LoadOptions& options) {
   using namespace serial;
   Bytes bytes(kHeaderBytes);
@@ -349,13 +376,7 @@ Bytes read_object(std::istream& in, const LoadOptions& options) {
   if (in.gcount() != static_cast<std::streamsize>(kHeaderBytes)) {
     throw FormatError("read_object: the stream ended inside a heft object header");
   }
-  const RawHeader h = parse_header(bytes);
-  require_known_header_start(h);
-  if (h.stored_bytes > max_stored_bytes(options.max_bytes)) {
-    throw InvalidArgument("read_object: a heft object of " + std::to_string(h.stored_bytes) +
-                          " stored bytes exceeds LoadOptions::max_bytes (" +
-                          std::to_string(options.max_bytes) + ")");
-  }
+  const RawHeader h = header_within_limit(bytes, options, "read_object");
   // Read in chunks so that memory follows the data actually present, not
   // what a forged header announces.
   std::size_t left = h.stored_bytes + kChecksumBytes;

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
-#include <sstream>
 #include <string>
 
 #include "heft/rlwe/serialization.hpp"
@@ -41,15 +40,17 @@ class EnvelopeWriter {
   rlwe::Bytes bytes_;
 };
 
+// Reads in place: frames are views into the bytes given, which must outlive
+// the reader and what it returns.
 class EnvelopeReader {
  public:
   // FormatError naming `what` unless the bytes start with `magic` and
   // `version`.
   EnvelopeReader(std::span<const uint8_t> bytes, const Magic& magic, uint16_t version,
                  const char* what)
-      : in_(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())), what_(what) {
+      : bytes_(bytes), what_(what) {
     Magic found{};
-    read(found.data(), found.size());
+    std::memcpy(found.data(), take(found.size()).data(), found.size());
     if (found != magic) fail("not a saved " + std::string(what_) + " (wrong magic)");
     if (u16() != version) fail("unsupported version");
   }
@@ -57,29 +58,42 @@ class EnvelopeReader {
   uint16_t u16() { return static_cast<uint16_t>(little_endian(2)); }
   uint64_t u64() { return little_endian(8); }
   double f64() { return std::bit_cast<double>(u64()); }
-  // One rlwe frame (its header is checked before the rest is read).
-  rlwe::Bytes frame(const rlwe::LoadOptions& options) { return rlwe::read_object(in_, options); }
+  // One rlwe frame, its length from its header (the loaders check the rest).
+  std::span<const uint8_t> frame(const rlwe::LoadOptions& options) {
+    const std::span<const uint8_t> rest = bytes_.subspan(at_);
+    std::size_t size = 0;
+    try {
+      size = rlwe::object_size(rest, options);
+    } catch (const FormatError& e) {
+      fail(e.what());
+    }
+    return take(size);
+  }
   // FormatError unless every byte was read.
   void finish() {
-    if (in_.peek() != std::char_traits<char>::eof()) fail("trailing bytes");
+    if (at_ != bytes_.size()) fail("trailing bytes");
   }
   [[noreturn]] void fail(const std::string& why) const {
     throw FormatError("load " + std::string(what_) + ": " + why);
   }
 
  private:
-  void read(char* out, std::size_t count) {
-    if (!in_.read(out, static_cast<std::streamsize>(count))) fail("truncated");
+  std::span<const uint8_t> take(std::size_t count) {
+    if (count > bytes_.size() - at_) fail("truncated");
+    const auto out = bytes_.subspan(at_, count);
+    at_ += count;
+    return out;
   }
   uint64_t little_endian(int bytes) {
-    std::array<char, 8> raw{};
-    read(raw.data(), static_cast<std::size_t>(bytes));
+    const auto raw = take(static_cast<std::size_t>(bytes));
     uint64_t value = 0;
     for (int i = 0; i < bytes; ++i)
-      value |= static_cast<uint64_t>(static_cast<uint8_t>(raw[i])) << (8 * i);
+      value |= static_cast<uint64_t>(raw[static_cast<std::size_t>(i)]) << (8 * i);
     return value;
   }
-  std::istringstream in_;
+
+  std::span<const uint8_t> bytes_;
+  std::size_t at_ = 0;
   const char* what_;
 };
 

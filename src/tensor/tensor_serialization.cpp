@@ -5,6 +5,7 @@
 #include <string>
 
 #include "heft/tensor/ckks_tensor.hpp"
+#include "heft/util/parallel.hpp"
 #include "tensor/envelope.hpp"
 
 namespace heft::tensor {
@@ -55,14 +56,20 @@ CKKSTensor CKKSTensor::load(TensorContext::Ptr context, std::span<const uint8_t>
   const uint8_t clean = in.u8();
   if (clean > 1) in.fail("bad padding flag");
   if (in.u64() != elements) in.fail("the ciphertext count does not fit the shape");
-  std::vector<rlwe::Ciphertext> cts;
-  for (uint64_t e = 0; e < elements; ++e) {
-    auto ct = rlwe::load_ciphertext(context->rlwe_context(), in.frame(options), options);
-    if (ct.size() != 2) in.fail("a ciphertext that is not 2 parts");
-    if (!cts.empty() && ct.level() != cts[0].level()) in.fail("ciphertexts at different levels");
-    cts.push_back(std::move(ct));
-  }
+  // The frames in order, then the ciphertexts decoded in parallel (a batch
+  // of images is hundreds of them).
+  std::vector<std::span<const uint8_t>> frames;
+  for (uint64_t e = 0; e < elements; ++e)
+    frames.push_back(in.frame(options));
   in.finish();
+  std::vector<rlwe::Ciphertext> cts(frames.size());
+  parallel_for(0, frames.size(), [&](std::size_t e) {
+    cts[e] = rlwe::load_ciphertext(context->rlwe_context(), frames[e], options);
+  });
+  for (const auto& ct : cts) {
+    if (ct.size() != 2) in.fail("a ciphertext that is not 2 parts");
+    if (ct.level() != cts[0].level()) in.fail("ciphertexts at different levels");
+  }
   return {std::move(context), std::move(cts), std::move(shape), clean == 1};
 }
 

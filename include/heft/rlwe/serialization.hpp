@@ -115,6 +115,14 @@ struct HEFT_EXPORT ObjectInfo {
 };
 HEFT_EXPORT ObjectInfo inspect(std::span<const uint8_t> bytes, const LoadOptions& options = {});
 
+// The length of the heft object (frame) that starts `bytes`, from its header,
+// for containers that hold frames back to back: FormatError for a bad header
+// or fewer bytes than it announces, InvalidArgument above
+// LoadOptions::max_bytes. Only the header is checked here; the load_*
+// functions check the rest of the frame.
+HEFT_EXPORT std::size_t object_size(std::span<const uint8_t> bytes,
+                                    const LoadOptions& options = {});
+
 // Streams: one frame out, one frame in (FormatError on a short or bad read).
 HEFT_EXPORT void write_object(std::ostream& out, std::span<const uint8_t> bytes);
 HEFT_EXPORT Bytes read_object(std::istream& in, const LoadOptions& options = {});
