@@ -8,7 +8,8 @@ NotImplementedError naming it.
 """
 from ._heft import (Error, FormatError, InvalidArgument, MismatchError, NoiseBudgetError,
                     TransparentCiphertextError, UnsupportedError)
-from ._context import (ENCRYPTION_TYPE, SCHEME_TYPE, Context, context, context_from)
+from ._context import (ENCRYPTION_TYPE, SCHEME_TYPE, Context, SecretKey, context,
+                       context_from)
 from ._vectors import (BFVVector, CKKSVector, bfv_vector, bfv_vector_from, ckks_vector,
                        ckks_vector_from, im2col_encoding, lazy_bfv_vector_from,
                        lazy_ckks_vector_from)
@@ -17,7 +18,7 @@ from ._tensors import (CKKSTensor, PlainTensor, SignApproximation, ckks_tensor, 
 
 __all__ = [
     "BFVVector", "CKKSTensor", "CKKSVector", "Context", "ENCRYPTION_TYPE", "Error", "FormatError",
-    "InvalidArgument", "MismatchError", "NoiseBudgetError", "PlainTensor", "SCHEME_TYPE",
+    "InvalidArgument", "MismatchError", "NoiseBudgetError", "PlainTensor", "SCHEME_TYPE", "SecretKey",
     "SignApproximation", "TransparentCiphertextError", "UnsupportedError", "bfv_vector", "bfv_vector_from", "ckks_tensor",
     "ckks_tensor_from", "ckks_vector", "ckks_vector_from", "context", "context_from",
     "im2col_encoding", "lazy_bfv_vector_from", "lazy_ckks_tensor_from", "lazy_ckks_vector_from",

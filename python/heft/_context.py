@@ -14,6 +14,17 @@ class ENCRYPTION_TYPE(enum.Enum):
     SYMMETRIC = "symmetric"
 
 
+class SecretKey:
+    """A context's secret key kept aside (TenSEAL's context.secret_key()): decrypt(sk)
+    still works after make_context_public(). Not picklable: it never travels."""
+
+    def __init__(self, native):
+        self.data = native
+
+    def __getstate__(self):
+        raise TypeError("a secret key does not pickle (it must not leave the client)")
+
+
 class Context:
     """Parameters and keys; shared by the vectors and tensors made under it."""
 
@@ -75,6 +86,10 @@ class Context:
 
     def has_secret_key(self):
         return self.data.is_private()
+
+    def secret_key(self):
+        """The secret key (raises on a public context), for decrypt(secret_key)."""
+        return SecretKey(self.data.secret_key())
 
     def has_public_key(self):
         return self.data.has_public_key()

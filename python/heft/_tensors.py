@@ -188,9 +188,8 @@ class CKKSTensor(Encrypted):
 
     def decrypt(self, secret_key=None):
         """A PlainTensor of the tensor's own shape (TenSEAL returns it flat in some versions)."""
-        if secret_key is not None:
-            raise NotImplementedError("decrypt with another secret key")
-        plain = self._native().decrypt()
+        native = self._native()
+        plain = native.decrypt() if secret_key is None else native.decrypt_with(secret_key.data)
         if not self._batched:
             plain = plain.reshape(self.shape)
         return PlainTensor(plain)

@@ -49,10 +49,12 @@ class _Vector(Encrypted):
         return self.size()
 
     def decrypt(self, secret_key=None):
-        if secret_key is not None:
-            raise NotImplementedError("decrypt with another secret key: decrypt under the "
-                                      "context that holds it")
-        return list(self._native().decrypt())
+        """The values; with `secret_key` (context.secret_key(), kept aside before
+        make_context_public()), also under a public context."""
+        native = self._native()
+        if secret_key is None:
+            return list(native.decrypt())
+        return list(native.decrypt_with(secret_key.data))
 
     def serialize(self):
         return self._native().serialize()

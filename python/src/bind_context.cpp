@@ -14,6 +14,10 @@ void bind_context(py::module_& m) {
       .value("CKKS", tensor::Scheme::ckks)
       .value("BFV", tensor::Scheme::bfv);
 
+  // A secret key kept aside (TenSEAL's context.secret_key()), for
+  // decrypt(secret_key) once the context is public.
+  py::class_<rlwe::SecretKey>(m, "SecretKey");
+
   py::class_<TensorContext, TensorContext::Ptr>(m, "TensorContext")
       .def_static(
           "create",
@@ -42,6 +46,7 @@ void bind_context(py::module_& m) {
       .def("is_private", &TensorContext::is_private)
       .def("is_public", &TensorContext::is_public)
       .def("has_public_key", &TensorContext::has_public_key)
+      .def("secret_key", [](const TensorContext& c) { return c.secret_key("secret_key").clone(); })
       .def("has_relin_keys", &TensorContext::has_relin_keys)
       .def("has_galois_keys", &TensorContext::has_galois_keys)
       .def("generate_galois_keys",

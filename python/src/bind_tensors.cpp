@@ -38,6 +38,10 @@ void bind_tensors(py::module_& m) {
                     return unlocked([&] { return CKKSTensor::encrypt(std::move(context), plain); });
                   })
       .def("decrypt", [](const CKKSTensor& t) { return unlocked([&] { return t.decrypt(); }); })
+      .def("decrypt_with",
+           [](const CKKSTensor& t, const rlwe::SecretKey& key) {
+             return unlocked([&] { return t.decrypt(key); });
+           })
       .def_property_readonly("shape", &CKKSTensor::shape)
       .def("level", &CKKSTensor::level)
       .def("context", [](const CKKSTensor& t) { return t.context(); })

@@ -58,6 +58,10 @@ void bind_arithmetic(py::class_<T>& c) {
       .def("copy", &T::copy)
       .def("context", [](const T& a) { return a.context(); })
       .def("decrypt", [](const T& a) { return unlocked([&] { return a.decrypt(); }); })
+      .def("decrypt_with",
+           [](const T& a, const rlwe::SecretKey& key) {
+             return unlocked([&] { return a.decrypt(key); });
+           })
       .def("serialize",
            [](const T& a) { return to_bytes(unlocked([&] { return a.serialize(); })); })
       .def_static("load", [](TensorContext::Ptr context, const py::bytes& data) {

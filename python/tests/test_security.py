@@ -59,3 +59,33 @@ def test_results_whose_mask_cancels_still_decrypt_to_zero(ckks_context, bfv_cont
     assert (y - y).decrypt() == [0, 0, 0]
     assert (y * 0).decrypt() == [0, 0, 0]
     assert issubclass(ts.TransparentCiphertextError, ValueError)
+
+
+def test_decrypt_with_a_secret_key_kept_aside():
+    # TenSEAL's pattern: keep the secret key, make the context public (what a
+    # server gets), decrypt with the key.
+    ctx = ts.context(ts.SCHEME_TYPE.CKKS, poly_modulus_degree=8192,
+                     coeff_mod_bit_sizes=[60, 40, 40, 60])
+    ctx.global_scale = 2 ** 40
+    sk = ctx.secret_key()
+    x = ts.ckks_vector(ctx, [1.5, -2.0, 0.25])
+    t = ts.ckks_tensor(ctx, [[1.0, 2.0], [3.0, 4.0]])
+    ctx.make_context_public()
+    with pytest.raises(ValueError):
+        x.decrypt()
+    assert (x * 2).decrypt(sk) == pytest.approx([3.0, -4.0, 0.5], abs=1e-5)
+    assert t.decrypt(sk).numpy().ravel().tolist() == pytest.approx([1.0, 2.0, 3.0, 4.0], abs=1e-5)
+    with pytest.raises(ValueError):  # a public context has no key to give
+        ctx.secret_key()
+    with pytest.raises(TypeError):
+        import pickle
+        pickle.dumps(sk)
+
+    bfv = ts.context(ts.SCHEME_TYPE.BFV, poly_modulus_degree=4096, plain_modulus=1032193)
+    bfv_sk = bfv.secret_key()
+    y = ts.bfv_vector(bfv, [3, -4, 5])
+    bfv.make_context_public()
+    assert (y + y).decrypt(bfv_sk) == [6, -8, 10]
+    # A key of other parameters is refused, not used.
+    with pytest.raises(ValueError):
+        y.decrypt(sk)

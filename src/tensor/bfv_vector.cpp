@@ -3,6 +3,7 @@
 #include "heft/tensor/bfv_vector.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "heft/util/error.hpp"
@@ -60,9 +61,19 @@ BFVVector BFVVector::copy() const {
 }
 
 std::vector<int64_t> BFVVector::decrypt() const {
+  return decrypt_with(nullptr);
+}
+
+std::vector<int64_t> BFVVector::decrypt(const rlwe::SecretKey& secret_key) const {
+  return decrypt_with(&secret_key);
+}
+
+std::vector<int64_t> BFVVector::decrypt_with(const rlwe::SecretKey* secret_key) const {
   constexpr const char* op = "BFVVector::decrypt";
   require_valid(op);
-  const auto& decryptor = context_->bfv_decryptor(op);
+  std::optional<bfv::Decryptor> own;  // with a key the caller kept aside
+  const bfv::Decryptor& decryptor =
+      secret_key ? own.emplace(*secret_key) : context_->bfv_decryptor(op);
   const auto& encoder = context_->batch_encoder();
   const std::size_t slots = context_->slot_count();
   std::vector<int64_t> out(size_);

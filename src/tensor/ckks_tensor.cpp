@@ -9,6 +9,7 @@
 
 #include "heft/util/error.hpp"
 #include "tensor/chunks.hpp"
+#include "tensor/ckks_decryption.hpp"
 #include "tensor/ckks_vector_ops.hpp"
 #include "tensor/messages.hpp"
 #include "tensor/polynomial_split.hpp"
@@ -90,14 +91,22 @@ CKKSTensor CKKSTensor::encrypt(TensorContext::Ptr context, const PlainTensor& pl
 }
 
 PlainTensor CKKSTensor::decrypt() const {
+  return decrypt_with(nullptr);
+}
+
+PlainTensor CKKSTensor::decrypt(const rlwe::SecretKey& secret_key) const {
+  return decrypt_with(&secret_key);
+}
+
+PlainTensor CKKSTensor::decrypt_with(const rlwe::SecretKey* secret_key) const {
   constexpr const char* op = "CKKSTensor::decrypt";
   require_valid(op);
-  (void)context_->ckks_decryptor(op);  // refused without the secret key, before any work
+  const detail::CkksDecryption decryption(*context_, secret_key, op);
   const auto& encoder = context_->ckks_encoder();
   const std::size_t batch = batch_size(), inner = elements_.size();
   std::vector<double> data(batch * inner);
   parallel_for(0, inner, [&](std::size_t e) {
-    const auto values = encoder.decode_real(context_->ckks_decrypt(elements_[e], op));
+    const auto values = encoder.decode_real(decryption(elements_[e]));
     for (std::size_t b = 0; b < batch; ++b)
       data[b * inner + e] = values[b];
   });

@@ -10,6 +10,7 @@
 
 #include "heft/util/error.hpp"
 #include "tensor/chunks.hpp"
+#include "tensor/ckks_decryption.hpp"
 #include "tensor/ckks_vector_ops.hpp"
 #include "tensor/messages.hpp"
 #include "tensor/power_tree.hpp"
@@ -103,14 +104,22 @@ CKKSVector CKKSVector::copy() const {
 }
 
 std::vector<double> CKKSVector::decrypt() const {
+  return decrypt_with(nullptr);
+}
+
+std::vector<double> CKKSVector::decrypt(const rlwe::SecretKey& secret_key) const {
+  return decrypt_with(&secret_key);
+}
+
+std::vector<double> CKKSVector::decrypt_with(const rlwe::SecretKey* secret_key) const {
   constexpr const char* op = "CKKSVector::decrypt";
   require_valid(op);
-  (void)context_->ckks_decryptor(op);  // refused without the secret key, before any work
+  const detail::CkksDecryption decryption(*context_, secret_key, op);
   const auto& encoder = context_->ckks_encoder();
   const std::size_t slots = context_->slot_count();
   std::vector<double> out(size_);
   const auto fill = [&](std::size_t c) {
-    const auto values = encoder.decode_real(context_->ckks_decrypt(chunks_[c], op));
+    const auto values = encoder.decode_real(decryption(chunks_[c]));
     const std::size_t count = std::min(slots, size_ - c * slots);
     std::copy_n(values.begin(), count, out.begin() + static_cast<std::ptrdiff_t>(c * slots));
   };

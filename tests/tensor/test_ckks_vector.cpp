@@ -188,6 +188,20 @@ TEST(CKKSVector, ErrorsAreTypedAndLeaveOperandsUnchanged) {
   expect_close(deep.decrypt(), {1, 4, 9}, 1e-5);
 }
 
+TEST(CKKSVector, DecryptsWithASecretKeyKeptAside) {
+  // TenSEAL's pattern: keep the key, make the context public, decrypt with it.
+  auto own = testing::make_ckks_context(1, false);
+  const rlwe::SecretKey key = own->secret_key("test").clone();
+  const Reals a = {1.5, -2, 0.25};
+  const auto x = CKKSVector::encrypt(own, a).mul(2.0);
+  own->make_context_public();
+  EXPECT_THROW((void)x.decrypt(), InvalidArgument);
+  expect_close(x.decrypt(key), {3, -4, 0.5}, 1e-5);
+  // A key of other parameters is refused.
+  auto other = testing::make_ckks_context(2, false);
+  EXPECT_THROW((void)x.decrypt(other->secret_key("test")), MismatchError);
+}
+
 TEST(CKKSVector, Flags) {
   auto own = testing::make_ckks_context(2, false);
   const Reals a = {0.5, -1.0};

@@ -41,6 +41,8 @@ class HEFT_EXPORT BFVVector {
   // Values in (-t/2, t/2]; needs the secret key. NoiseBudgetError when a
   // ciphertext's noise budget is spent (its values would be wrong).
   [[nodiscard]] std::vector<int64_t> decrypt() const;
+  // With a secret key kept aside (TenSEAL's decrypt(secret_key)).
+  [[nodiscard]] std::vector<int64_t> decrypt(const rlwe::SecretKey& secret_key) const;
 
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   [[nodiscard]] const TensorContext::Ptr& context() const noexcept { return context_; }
@@ -93,6 +95,8 @@ class HEFT_EXPORT BFVVector {
                                       const rlwe::LoadOptions& options = {});
 
  private:
+  // decrypt() with this key, or the context's (null).
+  [[nodiscard]] std::vector<int64_t> decrypt_with(const rlwe::SecretKey* secret_key) const;
   BFVVector(TensorContext::Ptr context, std::vector<rlwe::Ciphertext> chunks, std::size_t size,
             bool clean_padding);
   void require_valid(const char* operation) const;

@@ -48,6 +48,8 @@ class HEFT_EXPORT CKKSTensor {
   // that is not finite.
   [[nodiscard]] static CKKSTensor encrypt(TensorContext::Ptr context, const PlainTensor& plain);
   [[nodiscard]] PlainTensor decrypt() const;
+  // With a secret key kept aside (TenSEAL's decrypt(secret_key)).
+  [[nodiscard]] PlainTensor decrypt(const rlwe::SecretKey& secret_key) const;
 
   [[nodiscard]] const Shape& shape() const noexcept { return shape_; }
   [[nodiscard]] std::size_t batch_size() const noexcept { return shape_.empty() ? 0 : shape_[0]; }
@@ -123,6 +125,8 @@ class HEFT_EXPORT CKKSTensor {
   CKKSTensor(TensorContext::Ptr context, std::vector<rlwe::Ciphertext> elements, Shape shape,
              bool clean_padding);
   void require_valid(const char* operation) const;
+  // decrypt() with this key, or the context's (null).
+  [[nodiscard]] PlainTensor decrypt_with(const rlwe::SecretKey* secret_key) const;
   // The shape after the batch ({1} for a 1-D tensor).
   [[nodiscard]] Shape inner_shape() const;
   [[nodiscard]] CKKSTensor combine(const CKKSTensor& other, int kind, const char* operation) const;

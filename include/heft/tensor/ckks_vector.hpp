@@ -51,6 +51,10 @@ class HEFT_EXPORT CKKSVector {
   // The values (size() of them). Needs the secret key: InvalidArgument on a
   // public context.
   [[nodiscard]] std::vector<double> decrypt() const;
+  // With a secret key kept aside (TenSEAL's decrypt(secret_key): the client
+  // saves context.secret_key(), makes the context public and still decrypts);
+  // MismatchError for a key of other parameters.
+  [[nodiscard]] std::vector<double> decrypt(const rlwe::SecretKey& secret_key) const;
   // The estimation run of noise flooding (TensorContext::set_noise_flooding):
   // log2 of the largest noise coefficient over the vector's ciphertexts, the
   // vector being the result of a circuit on sample inputs whose exact result
@@ -138,6 +142,8 @@ class HEFT_EXPORT CKKSVector {
   CKKSVector(TensorContext::Ptr context, std::vector<rlwe::Ciphertext> chunks, std::size_t size,
              bool clean_padding);
   void require_valid(const char* operation) const;
+  // decrypt() with this key, or the context's (null).
+  [[nodiscard]] std::vector<double> decrypt_with(const rlwe::SecretKey* secret_key) const;
   [[nodiscard]] std::vector<rlwe::Ciphertext> chunks_copy() const;
   void require_compatible(const CKKSVector& other, const char* operation) const;
   // The values of chunk c of a plain vector (zeros past its end).
