@@ -191,8 +191,32 @@ std::vector<double> CKKSVector::chunk_values(std::span<const double> plain, std:
 
 // ---- addition and subtraction ----
 
+CKKSVector CKKSVector::replicated(std::size_t size, const char* operation) const {
+  // Slot 0 doubled into every slot: x + rotate(x, -1), then -2, -4, ...
+  // (TenSEAL's replication of a 1-sized operand); the padding must be zero
+  // first so that only slot 0 is copied.
+  const CKKSVector clean = with_zero_padding(operation);
+  const std::size_t slots = context_->slot_count();
+  std::vector<int64_t> steps;
+  for (std::size_t k = 1; k < slots && k < size; k *= 2)
+    steps.push_back(-static_cast<int64_t>(k));
+  context_->require_rotations(steps, false, operation);
+  const auto& evaluator = context_->ckks_evaluator();
+  Ciphertext x = clean.chunks_[0].clone();
+  for (const int64_t step : steps)
+    evaluator.add_inplace(x, evaluator.rotate(x, step, context_->galois_keys(operation)));
+  std::vector<Ciphertext> chunks;
+  for (std::size_t c = 0; c * slots < size; ++c)
+    chunks.push_back(x.clone());
+  // Past `size` the slots hold copies too (when size is not a power of two).
+  return {context_, std::move(chunks), size, size % slots == 0};
+}
+
 CKKSVector CKKSVector::add_or_sub(const CKKSVector& other, bool subtract,
                                   const char* operation) const {
+  if (other.size_ == 1 && size_ > 1 && other.context_ == context_) {
+    return add_or_sub(other.replicated(size_, operation), subtract, operation);
+  }
   require_compatible(other, operation);
   const auto& evaluator = context_->ckks_evaluator();
   auto chunks = detail::map_chunks(chunks_.size(), [&](std::size_t c) {
@@ -244,6 +268,9 @@ CKKSVector CKKSVector::sub(double scalar) const {
 
 CKKSVector CKKSVector::mul(const CKKSVector& other) const {
   constexpr const char* op = "CKKSVector::mul";
+  if (other.size_ == 1 && size_ > 1 && other.context_ == context_) {
+    return mul(other.replicated(size_, op));
+  }
   require_compatible(other, op);
   detail::require_levels(1, std::min(level(), other.level()), op);
   auto chunks = detail::map_chunks(chunks_.size(), [&](std::size_t c) {

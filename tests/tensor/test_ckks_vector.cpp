@@ -188,6 +188,20 @@ TEST(CKKSVector, ErrorsAreTypedAndLeaveOperandsUnchanged) {
   expect_close(deep.decrypt(), {1, 4, 9}, 1e-5);
 }
 
+TEST(CKKSVector, AOneSizedOperandIsReplicated) {
+  const Reals a = {1, -2, 3, 0.5, 4};
+  const auto x = CKKSVector::encrypt(context(), a);
+  const auto y = CKKSVector::encrypt(context(), Reals{0.25});
+  expect_close(x.add(y).decrypt(), {1.25, -1.75, 3.25, 0.75, 4.25}, 1e-5);
+  expect_close(x.sub(y).decrypt(), {0.75, -2.25, 2.75, 0.25, 3.75}, 1e-5);
+  expect_close(x.mul(y).decrypt(), {0.25, -0.5, 0.75, 0.125, 1}, 1e-5);
+  // Longer than one ciphertext, and a sum of the result.
+  Reals long_values(context()->slot_count() + 3, 2.0);
+  const auto z = CKKSVector::encrypt(context(), long_values).add(y);
+  expect_close(z.decrypt(), Reals(long_values.size(), 2.25), 1e-5);
+  EXPECT_NEAR(x.add(y).sum().decrypt()[0], 7.75, 1e-4);
+}
+
 TEST(CKKSVector, DecryptsWithASecretKeyKeptAside) {
   // TenSEAL's pattern: keep the key, make the context public, decrypt with it.
   auto own = testing::make_ckks_context(1, false);

@@ -11,6 +11,10 @@
 // added to every slot), they first multiply by a 0/1 mask, which costs a
 // level (level() tells what is left).
 //
+// A 1-sized vector combines with an n-sized one (add, sub, mul) as TenSEAL
+// does: its value is replicated into n slots first (log2 n rotations with the
+// Galois keys of steps -1, -2, -4, ...).
+//
 // Levels: each product (by a vector, a plain vector or a non-integer
 // scalar) takes one level; pow(k) and polyval take ceil(log2(k + 1)) or the
 // polynomial's depth; matmul one. An operation with too few levels left is
@@ -152,6 +156,10 @@ class HEFT_EXPORT CKKSVector {
   // A copy whose last ciphertext is masked to its own slots when its
   // padding is not zero (one level), every ciphertext at one level.
   [[nodiscard]] CKKSVector with_zero_padding(const char* operation) const;
+  // A vector of `size` copies of this 1-sized vector's value (rotations and
+  // sums; the Galois keys for steps -1, -2, -4, ...), for TenSEAL's
+  // operations between an n-sized and a 1-sized vector.
+  [[nodiscard]] CKKSVector replicated(std::size_t size, const char* operation) const;
   [[nodiscard]] CKKSVector add_or_sub(const CKKSVector& other, bool subtract,
                                       const char* operation) const;
   [[nodiscard]] CKKSVector add_or_sub(std::span<const double> plain, bool subtract,
