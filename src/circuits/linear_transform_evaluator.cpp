@@ -25,11 +25,17 @@ using ExtendedPair = std::array<rlwe::ExtendedPoly, 2>;
 // (more share the reads of the digits but hold more products at once).
 constexpr std::size_t kKeysPerPass = 8;
 
-ExtendedPair zero_extended(const rlwe::Context& context, std::size_t level) {
+// A pair over Q_l * P: zeroed (a sum to add into), or uninitialized (room
+// for a sum written in full before it is read).
+ExtendedPair extended_pair(const rlwe::Context& context, std::size_t level, bool zeroed) {
+  const auto make = [&](std::shared_ptr<const ring::PolyContext> ring, std::size_t towers) {
+    return zeroed ? ring::RnsPoly(std::move(ring), towers, ring::Form::ntt)
+                  : ring::RnsPoly::uninitialized(std::move(ring), towers, ring::Form::ntt);
+  };
   ExtendedPair out;
   for (auto& part : out) {
-    part.q = ring::RnsPoly(context.ciphertext_ring(), level + 1, ring::Form::ntt);
-    part.p = ring::RnsPoly(context.special_ring(), context.special_count(), ring::Form::ntt);
+    part.q = make(context.ciphertext_ring(), level + 1);
+    part.p = make(context.special_ring(), context.special_count());
   }
   return out;
 }
@@ -39,17 +45,6 @@ void add_into(ExtendedPair& sum, const ExtendedPair& term) {
     sum[k].q += term[k].q;
     sum[k].p += term[k].p;
   }
-}
-
-// Room for a sum that is written in full before it is read.
-ExtendedPair uninitialized_extended(const rlwe::Context& context, std::size_t level) {
-  ExtendedPair out;
-  for (auto& part : out) {
-    part.q = ring::RnsPoly::uninitialized(context.ciphertext_ring(), level + 1, ring::Form::ntt);
-    part.p = ring::RnsPoly::uninitialized(context.special_ring(), context.special_count(),
-                                          ring::Form::ntt);
-  }
-  return out;
 }
 
 }  // namespace
@@ -163,7 +158,7 @@ std::vector<rlwe::Ciphertext> LinearTransformEvaluator::evaluate(
       jobs.push_back({t, &giant});
   std::vector<ExtendedPair> sums;
   for (std::size_t t = 0; t < transforms.size(); ++t)
-    sums.push_back(zero_extended(context, level));
+    sums.push_back(extended_pair(context, level, true));
   std::vector<std::mutex> locks(transforms.size());
   // The inner sum of one giant step over Q_l * P: sum_b diagonal (.)
   // rotate(x, b), both parts at once. Each tower (and half of it, so that two
@@ -201,7 +196,7 @@ std::vector<rlwe::Ciphertext> LinearTransformEvaluator::evaluate(
                 : context.ciphertext_ring()->modulus(tower));
   };
   const auto run_job = [&](const Job& job, bool split_accumulators) {
-    ExtendedPair inner = uninitialized_extended(context, level);
+    ExtendedPair inner = extended_pair(context, level, false);
     if (split_accumulators) {
       parallel_for(0, towers * kPiecesPerTower,
                    [&](std::size_t j) { accumulate_piece(*job.giant, inner, j); });

@@ -19,29 +19,24 @@ class CkksDecryption {
  public:
   // key null: the context's secret key (InvalidArgument naming `operation`
   // on a public context, before any work).
-  CkksDecryption(const TensorContext& context, const rlwe::SecretKey* key, const char* operation)
-      : context_(context), operation_(operation) {
-    if (key == nullptr) {
-      (void)context.ckks_decryptor(operation);
-      return;
-    }
+  CkksDecryption(const TensorContext& context, const rlwe::SecretKey* key, const char* operation) {
     if (context.noise_flooding()) {
-      flooded_.emplace(*key, *context.noise_flooding());
+      flooded_.emplace(key ? *key : context.secret_key(operation), *context.noise_flooding());
+    } else if (key) {
+      own_.emplace(*key);
     } else {
-      exact_.emplace(*key);
+      exact_ = &context.ckks_decryptor(operation);
     }
   }
 
   [[nodiscard]] rlwe::Plaintext operator()(const rlwe::Ciphertext& ciphertext) const {
     if (flooded_) return flooded_->decrypt(ciphertext).plain;
-    if (exact_) return exact_->decrypt(ciphertext);
-    return context_.ckks_decrypt(ciphertext, operation_);
+    return own_ ? own_->decrypt(ciphertext) : exact_->decrypt(ciphertext);
   }
 
  private:
-  const TensorContext& context_;
-  const char* operation_;
-  std::optional<rlwe::Decryptor> exact_;
+  const rlwe::Decryptor* exact_ = nullptr;  // the context's, or own_
+  std::optional<rlwe::Decryptor> own_;      // with a key passed in
   std::optional<ckks::FloodingDecryptor> flooded_;
 };
 

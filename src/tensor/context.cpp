@@ -175,17 +175,13 @@ void TensorContext::make_scheme_objects() {
 }
 
 void TensorContext::make_crypto_objects() {
-  ckks_encryptor_.reset();
+  public_encryptor_.reset();
   ckks_decryptor_.reset();
   bfv_encryptor_.reset();
   bfv_decryptor_.reset();
-  zero_encryptor_.reset();
-  if (public_key_) zero_encryptor_.emplace(*public_key_);
+  if (public_key_) public_encryptor_.emplace(*public_key_);
   if (scheme_ == Scheme::ckks) {
-    if (public_key_) ckks_encryptor_.emplace(*public_key_);
     if (secret_key_) ckks_decryptor_.emplace(*secret_key_);
-    ckks_flooding_decryptor_.reset();
-    if (secret_key_ && flooding_) ckks_flooding_decryptor_.emplace(*secret_key_, *flooding_);
   } else {
     if (public_key_) bfv_encryptor_.emplace(*public_key_);
     if (secret_key_) bfv_decryptor_.emplace(*secret_key_);
@@ -340,7 +336,7 @@ const bfv::Evaluator& TensorContext::bfv_evaluator() const {
 const rlwe::Encryptor& TensorContext::ckks_encryptor(const char* operation) const {
   require_scheme(Scheme::ckks, operation);
   (void)public_key(operation);
-  return *ckks_encryptor_;
+  return *public_encryptor_;
 }
 
 const rlwe::Decryptor& TensorContext::ckks_decryptor(const char* operation) const {
@@ -352,7 +348,7 @@ const rlwe::Decryptor& TensorContext::ckks_decryptor(const char* operation) cons
 void TensorContext::rerandomize_transparent(std::vector<rlwe::Ciphertext>& ciphertexts) const {
   for (rlwe::Ciphertext& ct : ciphertexts) {
     if (!rlwe::is_transparent(ct)) continue;
-    if (!zero_encryptor_) {
+    if (!public_encryptor_) {
       throw TransparentCiphertextError(
           "a result's mask cancelled (a product by zero, x - x) and this context has no public "
           "key to re-randomise it with");
@@ -363,7 +359,7 @@ void TensorContext::rerandomize_transparent(std::vector<rlwe::Ciphertext>& ciphe
     zero.poly = ring::RnsPoly(context_->ciphertext_ring(), ct.level() + 1, ring::Form::ntt);
     zero.scale = ct.scale;
     zero.slots = ct.slots;
-    const rlwe::Ciphertext fresh = zero_encryptor_->encrypt(zero);
+    const rlwe::Ciphertext fresh = public_encryptor_->encrypt(zero);
     ct.parts[0] += fresh.parts[0];
     ct.parts[1] += fresh.parts[1];
   }
@@ -373,14 +369,6 @@ void TensorContext::set_noise_flooding(std::optional<ckks::FloodingOptions> opti
   require_scheme(Scheme::ckks, "set_noise_flooding");
   if (options) (void)ckks::flooding_bits(*options);  // its checks first: nothing changes on error
   flooding_ = options;
-  make_crypto_objects();
-}
-
-rlwe::Plaintext TensorContext::ckks_decrypt(const rlwe::Ciphertext& ciphertext,
-                                            const char* operation) const {
-  const rlwe::Decryptor& exact = ckks_decryptor(operation);
-  if (!ckks_flooding_decryptor_) return exact.decrypt(ciphertext);
-  return ckks_flooding_decryptor_->decrypt(ciphertext).plain;
 }
 
 const bfv::Encryptor& TensorContext::bfv_encryptor(const char* operation) const {

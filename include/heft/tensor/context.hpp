@@ -170,21 +170,18 @@ class HEFT_EXPORT TensorContext {
 
   // ---- noise flooding of CKKS decryptions (docs/security.md) ----
   // With options set, every CKKS decryption through this context
-  // (CKKSVector::decrypt, CKKSTensor::decrypt) is flooded
-  // (ckks::FloodingDecryptor): results may then be shared with the party that
-  // computed them. Off by default: flooding needs the noise bound of an
-  // estimation run (CKKSVector::measure_noise_bits) and a scale with room for
-  // the precision it costs, which the defaults of TenSEAL-style parameters do
-  // not have. A client-side setting: not serialized, kept by copies.
+  // (CKKSVector::decrypt, CKKSTensor::decrypt, with its own key or one kept
+  // aside) is flooded (ckks::FloodingDecryptor): results may then be shared
+  // with the party that computed them. Off by default: flooding needs the
+  // noise bound of an estimation run (CKKSVector::measure_noise_bits) and a
+  // scale with room for the precision it costs, which the defaults of
+  // TenSEAL-style parameters do not have. A client-side setting: not
+  // serialized, so a context loaded from bytes starts without it.
   // InvalidArgument for a BFV context or options flooding_bits() refuses.
   void set_noise_flooding(std::optional<ckks::FloodingOptions> options);
   [[nodiscard]] const std::optional<ckks::FloodingOptions>& noise_flooding() const noexcept {
     return flooding_;
   }
-  // The decryption the setting above asks for: exact, or flooded. Throws as
-  // ckks_decryptor(operation), and what FloodingDecryptor::decrypt throws.
-  [[nodiscard]] rlwe::Plaintext ckks_decrypt(const rlwe::Ciphertext& ciphertext,
-                                             const char* operation) const;
 
   // ---- serialization ----
   // Parameters, flags and global scale, and each kind of key asked for and
@@ -227,13 +224,13 @@ class HEFT_EXPORT TensorContext {
   std::optional<schemes::BatchEncoder> batch_encoder_;
   std::optional<bfv::Evaluator> bfv_evaluator_;
   // Made from the keys above (and dropped with them).
-  std::optional<rlwe::Encryptor> ckks_encryptor_;
+  // With the public key, for either scheme: CKKS encryption, and the fresh
+  // encryptions of zero that re-randomise transparent results.
+  std::optional<rlwe::Encryptor> public_encryptor_;
   std::optional<rlwe::Decryptor> ckks_decryptor_;
   std::optional<bfv::Encryptor> bfv_encryptor_;
   std::optional<bfv::Decryptor> bfv_decryptor_;
-  std::optional<rlwe::Encryptor> zero_encryptor_;  // either scheme, with the public key
   std::optional<ckks::FloodingOptions> flooding_;
-  std::optional<ckks::FloodingDecryptor> ckks_flooding_decryptor_;  // with the secret key
 };
 
 }  // namespace heft::tensor

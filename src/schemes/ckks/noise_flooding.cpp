@@ -39,9 +39,8 @@ int128 flooding_value(ring::Prng& prng, double sigma_bits, int low_bits) {
   int128 value = static_cast<int128>(static_cast<int64_t>(high));
   if (low_bits == 0) return value;
   value <<= low_bits;
-  // Below 2^low_bits in 64-bit pieces (low_bits < 128 - 64 holds: sigma is
-  // refused above the modulus, at most a few hundred bits, but then the
-  // value is split into at most two words).
+  // A uniform value below 2^low_bits, in at most two pieces: decrypt()
+  // refuses sigma from 2^114, so low_bits <= 64.
   const int first = low_bits < 64 ? low_bits : 63;
   value += static_cast<int128>(prng.uniform_below(uint64_t{1} << first));
   if (low_bits > 63) {
@@ -132,25 +131,22 @@ double measure_noise_bits(const rlwe::Decryptor& decryptor, const Encoder& encod
   difference.intt();
   // The noise is small: each tower holds the same centred integer. Tower 0
   // gives it; every other tower must agree, or the difference is not small.
+  const auto far = [] {
+    return InvalidArgument(
+        "measure_noise_bits: the decryption is far from the expected values (not the result of "
+        "this circuit on them?)");
+  };
   const uint64_t q0 = difference.modulus(0).value();
   double largest = 0;
   for (std::size_t i = 0; i < difference.degree(); ++i) {
     const uint64_t r = difference.tower(0)[i];
     const int64_t centred = r > q0 / 2 ? -static_cast<int64_t>(q0 - r) : static_cast<int64_t>(r);
-    if (static_cast<uint64_t>(std::llabs(centred)) >= q0 / 4) {
-      throw InvalidArgument(
-          "measure_noise_bits: the decryption is far from the expected values (not the "
-          "result of this circuit on them?)");
-    }
+    if (static_cast<uint64_t>(std::llabs(centred)) >= q0 / 4) throw far();
     for (std::size_t t = 1; t < difference.tower_count(); ++t) {
       const uint64_t q = difference.modulus(t).value();
-      const uint64_t expected_residue = centred < 0 ? q - static_cast<uint64_t>(-centred) % q
-                                                    : static_cast<uint64_t>(centred) % q;
-      if (difference.tower(t)[i] != expected_residue % q) {
-        throw InvalidArgument(
-            "measure_noise_bits: the decryption is far from the expected values (not the "
-            "result of this circuit on them?)");
-      }
+      const uint64_t magnitude = static_cast<uint64_t>(std::llabs(centred)) % q;
+      const uint64_t residue = centred < 0 && magnitude != 0 ? q - magnitude : magnitude;
+      if (difference.tower(t)[i] != residue) throw far();
     }
     largest = std::max(largest, std::fabs(static_cast<double>(centred)));
   }
