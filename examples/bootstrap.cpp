@@ -6,11 +6,15 @@
 // all slots as -log2 of the max, mean and median absolute error.
 //
 //   heft_bootstrap                 the small, insecure preset (seconds)
-//   heft_bootstrap --preset n16    N = 2^16, 128-bit: its transforms alone
-//                                  passed 17 GiB while being built (and were
-//                                  stopped) on a 23 GiB machine; where the
-//                                  keys would not fit, only EvalMod runs
+//   heft_bootstrap --preset n16-encaps
+//                                  N = 2^16, 128-bit, sparse-secret
+//                                  encapsulation (a minute, 15 GiB)
+//   heft_bootstrap --preset n16    the same without encapsulation: where the
+//                                  keys would not fit (16 GiB of keys on a
+//                                  23 GiB machine), only EvalMod runs
 //   --threads T                    worker threads (default: heft's)
+//   --message-ratio BITS           log2(q_0 / scale) to bring inputs to before
+//                                  ModRaise (default: the preset's; 0: none)
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -110,10 +114,11 @@ int eval_mod_only(const heft::circuits::BootstrapPreset& preset,
   return 0;
 }
 
-int run(const std::string& preset_name) {
+int run(const std::string& preset_name, int message_ratio_bits) {
   namespace circuits = heft::circuits;
   const auto setup_start = Clock::now();
-  const circuits::BootstrapPreset preset = circuits::bootstrap_preset(preset_name);
+  circuits::BootstrapPreset preset = circuits::bootstrap_preset(preset_name);
+  if (message_ratio_bits >= 0) preset.bootstrap.message_ratio_bits = message_ratio_bits;
   const auto context = heft::rlwe::Context::create(preset.parameters);
   const circuits::Bootstrapper bootstrapper(context, preset.bootstrap);
   const double setup_seconds = seconds_since(setup_start);
@@ -149,19 +154,32 @@ int run(const std::string& preset_name) {
 
   const auto keygen_start = Clock::now();
   const heft::rlwe::KeyGenerator keygen(context);
-  const heft::rlwe::RelinKey relin = keygen.create_relin_key();
-  const auto steps = bootstrapper.rotation_steps();
-  const heft::rlwe::GaloisKeys galois = keygen.create_galois_keys(steps, true);
+  std::size_t last_quarter = 0;
+  const circuits::BootstrapKeys keys =
+      bootstrapper.create_keys(keygen.secret_key(), [&](std::size_t done, std::size_t total) {
+        const std::size_t quarter = 4 * done / total;
+        if (quarter != last_quarter) {
+          std::printf("  keys: %zu of %zu, %.1f s\n", done, total, seconds_since(keygen_start));
+          std::fflush(stdout);
+        }
+        last_quarter = quarter;
+      });
   const double keygen_seconds = seconds_since(keygen_start);
   double galois_bytes = 0;
-  for (const uint64_t g : galois.elements())
-    galois_bytes += heft::circuits::key_switch_key_bytes(galois.at(g));
+  for (const uint64_t g : keys.galois.elements())
+    galois_bytes += heft::circuits::key_switch_key_bytes(keys.galois.at(g));
   const double gib = 1024.0 * 1024.0 * 1024.0;
   std::printf(
       "key generation %.2f s: relinearization key %.3f GiB, %zu Galois keys %.3f GiB "
-      "(%zu rotations + conjugation, each at the top level)\n",
-      keygen_seconds, heft::circuits::key_switch_key_bytes(relin.key) / gib, galois.size(),
-      galois_bytes / gib, steps.size());
+      "(%zu rotations + conjugation, each at the top level)",
+      keygen_seconds, heft::circuits::key_switch_key_bytes(keys.relin.key) / gib,
+      keys.galois.size(), galois_bytes / gib, bootstrapper.rotation_steps().size());
+  if (keys.sparse) {
+    std::printf(", sparse-secret keys %.4f + %.3f GiB",
+                heft::circuits::key_switch_key_bytes(keys.sparse->to_sparse) / gib,
+                heft::circuits::key_switch_key_bytes(keys.sparse->to_dense) / gib);
+  }
+  std::printf("\n");
 
   const heft::ckks::Encoder encoder(context);
   const heft::ckks::Evaluator evaluator(context);
@@ -176,7 +194,7 @@ int run(const std::string& preset_name) {
     const auto input = encryptor.encrypt(encoder.encode(x, evaluator.scale_at(0), 0));
     circuits::BootstrapPhaseTimes times;
     const auto start = Clock::now();
-    const auto output = bootstrapper.bootstrap(input, relin, galois, &times);
+    const auto output = bootstrapper.bootstrap(input, keys, &times);
     const double total = seconds_since(start);
     const Precision bits = precision(encoder.decode(decryptor.decrypt(output)), x);
     std::printf(
@@ -195,19 +213,25 @@ int run(const std::string& preset_name) {
 
 int main(int argc, char** argv) {
   std::string preset = "small";
+  int message_ratio_bits = -1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--preset" && i + 1 < argc) {
       preset = argv[++i];
+    } else if (arg == "--message-ratio" && i + 1 < argc) {
+      message_ratio_bits = std::atoi(argv[++i]);
     } else if (arg == "--threads" && i + 1 < argc) {
       heft::set_num_threads(static_cast<std::size_t>(std::atoi(argv[++i])));
     } else {
-      std::fprintf(stderr, "usage: %s [--preset small|n16] [--threads T]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--preset small|small-encaps|n16|n16-encaps] [--threads T] "
+                   "[--message-ratio BITS]\n",
+                   argv[0]);
       return 2;
     }
   }
   try {
-    return run(preset);
+    return run(preset, message_ratio_bits);
   } catch (const heft::Error& e) {
     std::fprintf(stderr, "heft_bootstrap: %s\n", e.what());
     return 1;

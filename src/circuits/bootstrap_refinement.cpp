@@ -1,6 +1,5 @@
 // Bootstrapper::bootstrap_refined: two iterations of bootstrapping, the
 // second on the first one's error scaled up (see the header).
-#include <cmath>
 #include <string>
 
 #include "heft/circuits/bootstrapper.hpp"
@@ -11,24 +10,41 @@ namespace heft::circuits {
 rlwe::Ciphertext Bootstrapper::bootstrap_refined(const rlwe::Ciphertext& x,
                                                  const rlwe::RelinKey& relin,
                                                  const rlwe::GaloisKeys& keys, int bits) const {
-  const rlwe::Ciphertext low = at_level_zero(x);
-  const double q0 = static_cast<double>(context_->parameters().ciphertext_moduli[0]);
-  // The amplified error's scale label, low.scale * 2^bits, must stay well
-  // below q_0: its integers are what ModRaise reads modulo q_0.
-  const double headroom = std::log2(q0 / low.scale) - 2;
-  if (bits < 1 || bits > headroom) {
+  require_sparse_keys(nullptr, "bootstrap_refined");
+  return refine(x, relin, keys, nullptr, bits);
+}
+
+rlwe::Ciphertext Bootstrapper::bootstrap_refined(const rlwe::Ciphertext& x,
+                                                 const BootstrapKeys& keys, int bits) const {
+  const SparseSecretKeys* sparse = keys.sparse ? &*keys.sparse : nullptr;
+  require_sparse_keys(sparse, "bootstrap_refined");
+  return refine(x, keys.relin, keys.galois, sparse, bits);
+}
+
+rlwe::Ciphertext Bootstrapper::refine(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
+                                      const rlwe::GaloisKeys& keys, const SparseSecretKeys* sparse,
+                                      int bits) const {
+  // The first error's values are below 2^-bits; amplified by 2^(bits - 2)
+  // they stay below 1/4, inside the range scaled_up() assumes, whatever the
+  // scale. Beyond 2^50 nothing is gained (the output's own rounding rules).
+  if (bits < 3 || bits > 50) {
     throw InvalidArgument("bootstrap_refined: bits = " + std::to_string(bits) +
-                          " is outside [1, log2(q_0 / scale) - 2] = [1, " +
-                          std::to_string(static_cast<int>(std::floor(headroom))) +
-                          "] for this ciphertext's scale");
+                          " is outside [3, 50]; pass a lower bound on one bootstrap's "
+                          "precision (BootstrapPreset::precision_bits)");
   }
-  const rlwe::Ciphertext first = bootstrap(low, relin, keys);
+  const rlwe::Ciphertext low = scaled_up(x);
+  const rlwe::Ciphertext first = run(low, relin, keys, sparse, nullptr);
   // Back at level 0 with low's scale exactly (one rescale by q_1).
   const rlwe::Ciphertext back = evaluator_.align_to(first, 0, low.scale);
   rlwe::Ciphertext error = evaluator_.sub(low, back);  // minus first's error
-  error = evaluator_.multiply_integer(error, int64_t{1} << bits);
-  error.scale = low.scale * std::ldexp(1.0, bits);  // values unchanged, integers 2^bits larger
-  return evaluator_.add(first, bootstrap(error, relin, keys));
+  // Amplified in place rather than by Evaluator::multiply_integer, whose
+  // overflow check assumes values up to 1: these are below 2^-bits.
+  const int amplification = bits - 2;
+  const uint64_t factor = uint64_t{1} << amplification;
+  for (auto& part : error.parts)
+    part.multiply_scalar(factor);
+  error.scale = low.scale * static_cast<double>(factor);  // same values, larger integers
+  return evaluator_.add(first, run(error, relin, keys, sparse, nullptr));
 }
 
 }  // namespace heft::circuits

@@ -1,6 +1,7 @@
 // Bootstrapper: the phases of CKKS bootstrapping (see the header).
 #include "heft/circuits/bootstrapper.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -58,6 +59,12 @@ Bootstrapper::Bootstrapper(std::shared_ptr<const rlwe::Context> context,
       encoder_(context_),
       evaluator_(context_),
       transforms_(context_) {
+  if (parameters.sparse_secret_weight > 0)
+    encapsulation_.emplace(context_, parameters.sparse_secret_weight);
+  if (parameters.message_ratio_bits < 0 || parameters.message_ratio_bits > 60) {
+    throw InvalidArgument("Bootstrapper: message_ratio_bits " +
+                          std::to_string(parameters.message_ratio_bits) + " is outside [0, 60]");
+  }
   const std::size_t n = slots_;
   if (!std::has_single_bit(n) || n < 2 || n > context_->degree() / 2) {
     throw InvalidArgument("Bootstrapper: the slot count " + std::to_string(n) +
@@ -83,12 +90,41 @@ Bootstrapper::Bootstrapper(std::shared_ptr<const rlwe::Context> context,
   }
   const std::size_t first_stc = top - parameters.coeffs_to_slots_levels - sine_.depth();
   const auto to_coeffs = slots_to_coeffs_matrices(n, parameters.slots_to_coeffs_levels, 1.0);
+  slots_to_coeffs_scale_down_ = slots_to_coeffs_scale_down(first_stc - (to_coeffs.size() - 1));
   for (std::size_t i = 0; i < to_coeffs.size(); ++i) {
     LinearTransformOptions options;
     options.level = first_stc - i;
     options.slots = n;
+    // The last transform's diagonals are encoded below their prime, so that
+    // its rescale brings EvalMod's high output scale down to the output's.
+    if (i + 1 == to_coeffs.size()) {
+      options.scale = static_cast<double>(context_->parameters().ciphertext_moduli[options.level]) /
+                      slots_to_coeffs_scale_down_;
+    }
     slots_to_coeffs_.push_back(LinearTransform::from_diagonals(encoder_, to_coeffs[i], options));
   }
+}
+
+double Bootstrapper::slots_to_coeffs_scale_down(std::size_t last_level) const {
+  // Why: every rescale in SlotsToCoeffs adds a rounding error of fixed size
+  // (about sqrt(N h / 12) per slot under a secret of weight h), and before
+  // the last transform the slots are the message's coefficients, about
+  // sqrt(n) times smaller than its values. At the output's own scale (2^40)
+  // that error would cost 2^-18 at N = 2^16; EvalMod's output is raised to
+  // about 2^kEvalModOutputBits instead and the last transform takes the
+  // excess off, its diagonals keeping at least kMinDiagonalBits.
+  constexpr double kEvalModOutputBits = 56;
+  constexpr double kMinDiagonalBits = 36;
+  const double q0 = static_cast<double>(context_->parameters().ciphertext_moduli[0]);
+  const double ratio_bits = parameters_.message_ratio_bits > 0
+                                ? parameters_.message_ratio_bits
+                                : std::log2(q0 / evaluator_.scale_at(0));
+  const double wanted =
+      kEvalModOutputBits - std::log2(evaluator_.scale_at(output_level())) - ratio_bits;
+  const double room =
+      std::log2(static_cast<double>(context_->parameters().ciphertext_moduli[last_level])) -
+      kMinDiagonalBits;
+  return std::exp2(std::floor(std::clamp(wanted, 0.0, std::max(room, 0.0))));
 }
 
 std::size_t Bootstrapper::depth() const noexcept {
@@ -121,11 +157,37 @@ rlwe::Ciphertext Bootstrapper::at_level_zero(const rlwe::Ciphertext& x) const {
   return low;
 }
 
-rlwe::Ciphertext Bootstrapper::mod_raise(const rlwe::Ciphertext& x,
-                                         const rlwe::GaloisKeys& keys) const {
+rlwe::Ciphertext Bootstrapper::scaled_up(const rlwe::Ciphertext& x) const {
+  rlwe::Ciphertext low = at_level_zero(x);
+  if (parameters_.message_ratio_bits == 0) return low;
+  // The largest integer that keeps the values (|v| <= 1) at q_0 / 2^bits or
+  // below; none when the scale is there already.
+  const double q0 = static_cast<double>(context_->parameters().ciphertext_moduli[0]);
+  const double factor =
+      std::floor(q0 / (low.scale * std::ldexp(1.0, parameters_.message_ratio_bits)));
+  if (factor < 2) return low;
+  rlwe::Ciphertext up = evaluator_.multiply_integer(low, static_cast<int64_t>(factor));
+  up.scale = low.scale * factor;
+  return up;
+}
+
+void Bootstrapper::require_sparse_keys(const SparseSecretKeys* sparse,
+                                       const char* operation) const {
+  if (encapsulation_ && sparse == nullptr) {
+    throw InvalidArgument(std::string(operation) +
+                          ": this bootstrapper runs ModRaise under a sparse secret and needs its "
+                          "keys: pass the BootstrapKeys of Bootstrapper::create_keys");
+  }
+}
+
+rlwe::Ciphertext Bootstrapper::raise(const rlwe::Ciphertext& low, const rlwe::GaloisKeys& keys,
+                                     const SparseSecretKeys* sparse) const {
   const std::size_t n = slots_;
-  const rlwe::Ciphertext low = at_level_zero(x);
-  rlwe::Ciphertext raised = rlwe::mod_raise(*context_, low, context_->max_level());
+  rlwe::Ciphertext raised =
+      encapsulation_ ? rlwe::mod_raise(*context_, encapsulation_->to_sparse(low, *sparse),
+                                       context_->max_level())
+                     : rlwe::mod_raise(*context_, low, context_->max_level());
+  if (encapsulation_) raised = encapsulation_->to_dense(raised, *sparse);
   raised.scale = static_cast<double>(context_->parameters().ciphertext_moduli[0]);
   // SubSum over the full slot cycle: rotations by n, 2n, ..., N/4.
   raised.slots = context_->degree() / 2;
@@ -133,6 +195,19 @@ rlwe::Ciphertext Bootstrapper::mod_raise(const rlwe::Ciphertext& x,
     evaluator_.add_inplace(raised, evaluator_.rotate(raised, static_cast<int64_t>(step), keys));
   raised.slots = n;
   return raised;
+}
+
+rlwe::Ciphertext Bootstrapper::mod_raise(const rlwe::Ciphertext& x,
+                                         const rlwe::GaloisKeys& keys) const {
+  require_sparse_keys(nullptr, "Bootstrapper::mod_raise");
+  return raise(scaled_up(x), keys, nullptr);
+}
+
+rlwe::Ciphertext Bootstrapper::mod_raise(const rlwe::Ciphertext& x,
+                                         const BootstrapKeys& keys) const {
+  const SparseSecretKeys* sparse = keys.sparse ? &*keys.sparse : nullptr;
+  require_sparse_keys(sparse, "Bootstrapper::mod_raise");
+  return raise(scaled_up(x), keys.galois, sparse);
 }
 
 rlwe::Ciphertext Bootstrapper::apply_in_turn(const rlwe::Ciphertext& x,
@@ -170,27 +245,74 @@ rlwe::Ciphertext Bootstrapper::slots_to_coeffs(const rlwe::Ciphertext& x,
   return apply_in_turn(x, slots_to_coeffs_, keys);
 }
 
-rlwe::Ciphertext Bootstrapper::bootstrap(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
-                                         const rlwe::GaloisKeys& keys,
-                                         BootstrapPhaseTimes* times) const {
-  const double input_scale =
-      x.needs_rescale && x.level() > 0 ? evaluator_.effective_scale(x) : x.scale;
+rlwe::Ciphertext Bootstrapper::run(const rlwe::Ciphertext& low, const rlwe::RelinKey& relin,
+                                   const rlwe::GaloisKeys& keys, const SparseSecretKeys* sparse,
+                                   BootstrapPhaseTimes* times) const {
+  const double input_scale = low.scale;
   BootstrapPhaseTimes local;
   BootstrapPhaseTimes& t = times != nullptr ? *times : local;
   auto start = std::chrono::steady_clock::now();
-  rlwe::Ciphertext y = mod_raise(x, keys);
+  rlwe::Ciphertext y = raise(low, keys, sparse);
   t.mod_raise = lap(start);
   y = coeffs_to_slots(y, keys);
   t.coeffs_to_slots = lap(start);
   // EvalMod's scale, so that the output lands on the output level's default.
   const double q0 = static_cast<double>(context_->parameters().ciphertext_moduli[0]);
-  y = eval_mod(y, relin, keys, evaluator_.scale_at(output_level()) * q0 / input_scale);
+  y = eval_mod(
+      y, relin, keys,
+      evaluator_.scale_at(output_level()) * q0 / input_scale * slots_to_coeffs_scale_down_);
   t.eval_mod = lap(start);
   y = slots_to_coeffs(y, keys);
   t.slots_to_coeffs = lap(start);
   // The slots hold the input's values times Delta / q_0.
   y.scale *= input_scale / q0;
   return y;
+}
+
+rlwe::Ciphertext Bootstrapper::bootstrap(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
+                                         const rlwe::GaloisKeys& keys,
+                                         BootstrapPhaseTimes* times) const {
+  require_sparse_keys(nullptr, "bootstrap");
+  return run(scaled_up(x), relin, keys, nullptr, times);
+}
+
+rlwe::Ciphertext Bootstrapper::bootstrap(const rlwe::Ciphertext& x, const BootstrapKeys& keys,
+                                         BootstrapPhaseTimes* times) const {
+  const SparseSecretKeys* sparse = keys.sparse ? &*keys.sparse : nullptr;
+  require_sparse_keys(sparse, "bootstrap");
+  return run(scaled_up(x), keys.relin, keys.galois, sparse, times);
+}
+
+std::size_t Bootstrapper::key_count() const {
+  // Relinearization, each rotation, conjugation, and the two sparse-secret keys.
+  return 2 + rotation_steps().size() + (encapsulation_ ? 2 : 0);
+}
+
+BootstrapKeys Bootstrapper::create_keys(const rlwe::SecretKey& secret,
+                                        const KeyProgress& progress) const {
+  const rlwe::KeyGenerator keygen(context_, secret);
+  const std::size_t total = key_count();
+  std::size_t done = 0;
+  const auto made = [&](std::size_t count) {
+    done += count;
+    if (progress) progress(done, total);
+  };
+  BootstrapKeys keys{keygen.create_relin_key(), rlwe::GaloisKeys(context_), std::nullopt};
+  made(1);
+  std::vector<uint64_t> elements;
+  for (const int64_t step : rotation_steps())
+    elements.push_back(context_->galois_element_for_step(step));
+  elements.push_back(2 * context_->degree() - 1);  // conjugation
+  for (const uint64_t g : elements) {
+    rlwe::GaloisKeys one = keygen.create_galois_keys_for_elements(std::span(&g, 1));
+    keys.galois.insert(g, one.extract(g));
+    made(1);
+  }
+  if (encapsulation_) {
+    keys.sparse = encapsulation_->create_keys(secret);
+    made(2);
+  }
+  return keys;
 }
 
 }  // namespace heft::circuits

@@ -95,6 +95,17 @@ void GaloisKeys::insert(uint64_t galois_element, KeySwitchKey key) {
   keys_.insert_or_assign(galois_element, std::move(key));
 }
 
+KeySwitchKey GaloisKeys::extract(uint64_t galois_element) {
+  const auto it = keys_.find(galois_element);
+  if (it == keys_.end()) {
+    throw InvalidArgument("GaloisKeys::extract: no key for Galois element " +
+                          std::to_string(galois_element));
+  }
+  KeySwitchKey key = std::move(it->second);
+  keys_.erase(it);
+  return key;
+}
+
 std::vector<uint64_t> GaloisKeys::elements() const {
   std::vector<uint64_t> out;
   for (const auto& [g, key] : keys_)

@@ -5,10 +5,12 @@
 // here: that preset is only built (parameters, context, scale chain).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <limits>
 #include <numbers>
 #include <random>
 #include <vector>
@@ -30,7 +32,10 @@ struct Promise {
   std::size_t levels;
   int bits;
 };
-constexpr Promise kPromises[] = {{"n16", 65536, 8, 380}, {"small", 4096, 3, 180}};
+constexpr Promise kPromises[] = {{"n16", 65536, 8, 380},
+                                 {"n16-encaps", 65536, 8, 380},
+                                 {"small", 4096, 3, 180},
+                                 {"small-encaps", 4096, 3, 180}};
 
 TEST(CircuitsBootstrapPresets, ValidateAndLeaveTheStatedLevels) {
   for (const Promise& promise : kPromises) {
@@ -59,12 +64,25 @@ TEST(CircuitsBootstrapPresets, ValidateAndLeaveTheStatedLevels) {
 }
 
 TEST(CircuitsBootstrapPresets, N16IsSecureByTheHeStandard) {
-  const BootstrapPreset preset = bootstrap_preset("n16");
-  EXPECT_EQ(preset.parameters.security, rlwe::SecurityLevel::classic128);
-  // The HE Standard's bound for N = 2^16, 128 bits, ternary secrets.
-  EXPECT_LE(preset.parameters.total_bits(), 1747);
-  EXPECT_GE(preset.output_level, 8u);
+  for (const char* name : {"n16", "n16-encaps"}) {
+    const BootstrapPreset preset = bootstrap_preset(name);
+    EXPECT_EQ(preset.parameters.security, rlwe::SecurityLevel::classic128) << name;
+    // The HE Standard's bound for N = 2^16, 128 bits, ternary secrets.
+    EXPECT_LE(preset.parameters.total_bits(), 1747) << name;
+    EXPECT_GE(preset.output_level, 8u) << name;
+  }
   EXPECT_EQ(bootstrap_preset("small").parameters.security, rlwe::SecurityLevel::none);
+  EXPECT_EQ(bootstrap_preset("small-encaps").parameters.security, rlwe::SecurityLevel::none);
+}
+
+TEST(CircuitsBootstrapPresets, EncapsulatedPresetsUseAWeight32SparseSecret) {
+  for (const char* name : {"n16-encaps", "small-encaps"}) {
+    const BootstrapPreset preset = bootstrap_preset(name);
+    EXPECT_EQ(preset.bootstrap.sparse_secret_weight, 32u) << name;
+    // K = (h' + 1) / 2 rounded down: |I| cannot pass it, nothing can fail.
+    EXPECT_EQ(preset.bootstrap.mod_range, 16u) << name;
+    EXPECT_EQ(preset.failure_log2, -std::numeric_limits<double>::infinity()) << name;
+  }
 }
 
 TEST(CircuitsBootstrapPresets, FailureProbabilityMatchesATailBound) {
@@ -72,6 +90,7 @@ TEST(CircuitsBootstrapPresets, FailureProbabilityMatchesATailBound) {
   // series, within 15/t^6 relative for these t (about 8.5).
   for (const char* name : {"n16", "small"}) {
     const BootstrapPreset preset = bootstrap_preset(name);
+    ASSERT_EQ(preset.bootstrap.sparse_secret_weight, 0u);
     const double n = static_cast<double>(preset.parameters.degree);
     const double sigma = std::sqrt((2 * n / 3 + 1) / 12);
     const double t = static_cast<double>(preset.bootstrap.mod_range) / sigma;
@@ -84,38 +103,55 @@ TEST(CircuitsBootstrapPresets, FailureProbabilityMatchesATailBound) {
 
 TEST(CircuitsBootstrapPresets, UnknownNameIsRefused) {
   EXPECT_THROW((void)bootstrap_preset("n17"), InvalidArgument);
-  EXPECT_EQ(bootstrap_preset_names().size(), 2u);
+  EXPECT_EQ(bootstrap_preset_names().size(), 4u);
+  for (const std::string& name : bootstrap_preset_names())
+    EXPECT_EQ(bootstrap_preset(name).name, name);
 }
 
-TEST(CircuitsBootstrapPresets, SmallBootstrapsRealAndComplex) {
-  const BootstrapPreset preset = bootstrap_preset("small");
-  testing::CkksSetup setup(rlwe::Context::create(preset.parameters));
-  const Bootstrapper bootstrapper(setup.context, preset.bootstrap);
-  EXPECT_EQ(bootstrapper.output_level(), preset.output_level);
-  const auto keys = setup.keygen.create_galois_keys(bootstrapper.rotation_steps(), true);
-  // dnum digits of (b, a), each over all L ciphertext and K special towers.
-  const rlwe::Parameters& p = preset.parameters;
-  EXPECT_EQ(key_switch_key_bytes(setup.relin.key),
-            16.0 * static_cast<double>(p.digit_count() *
-                                       (p.ciphertext_moduli.size() + p.special_moduli.size()) *
-                                       p.degree));
-  std::mt19937_64 rng(5);
-  std::uniform_real_distribution<double> dist(-1, 1);
-  for (bool complex : {false, true}) {
-    std::vector<cd> x(bootstrapper.slots());
-    for (auto& v : x)
-      v = cd(dist(rng), complex ? dist(rng) : 0.0);
-    const auto out = bootstrapper.bootstrap(setup.encrypt(x, 0), setup.relin, keys);
-    EXPECT_EQ(out.level(), preset.output_level);
-    EXPECT_NEAR(out.scale / setup.evaluator.scale_at(out.level()), 1.0, 1e-9);
-    const auto got = setup.decrypt(out);
-    double worst = 0;
-    for (std::size_t i = 0; i < x.size(); ++i)
-      worst = std::max(worst, std::abs(got[i] - x[i]));
-    std::printf("small preset, %s: max error 2^%.1f\n", complex ? "complex" : "real",
-                std::log2(worst));
-    // The preset's stated precision: about 8 bits by max error (its header).
-    EXPECT_LT(worst, std::ldexp(1.0, -7)) << "log2 error " << std::log2(worst);
+// Both small presets end to end with the keys create_keys makes: real and
+// complex inputs within the preset's stated precision_bits.
+TEST(CircuitsBootstrapPresets, SmallPresetsBootstrapRealAndComplex) {
+  for (const char* name : {"small", "small-encaps"}) {
+    SCOPED_TRACE(name);
+    const BootstrapPreset preset = bootstrap_preset(name);
+    testing::CkksSetup setup(rlwe::Context::create(preset.parameters));
+    const Bootstrapper bootstrapper(setup.context, preset.bootstrap);
+    EXPECT_EQ(bootstrapper.output_level(), preset.output_level);
+    std::vector<std::size_t> progress;
+    const BootstrapKeys keys = bootstrapper.create_keys(
+        setup.keygen.secret_key(), [&](std::size_t done, std::size_t total) {
+          EXPECT_EQ(total, bootstrapper.key_count());
+          progress.push_back(done);
+        });
+    // Exactly the rotations, conjugation, relinearization (and two sparse keys).
+    EXPECT_EQ(keys.galois.size(), bootstrapper.rotation_steps().size() + 1);
+    EXPECT_EQ(keys.sparse.has_value(), preset.bootstrap.sparse_secret_weight > 0);
+    ASSERT_FALSE(progress.empty());
+    EXPECT_EQ(progress.back(), bootstrapper.key_count());
+    EXPECT_TRUE(std::ranges::is_sorted(progress));
+    // dnum digits of (b, a), each over all L ciphertext and K special towers.
+    const rlwe::Parameters& p = preset.parameters;
+    EXPECT_EQ(key_switch_key_bytes(keys.relin.key),
+              16.0 * static_cast<double>(p.digit_count() *
+                                         (p.ciphertext_moduli.size() + p.special_moduli.size()) *
+                                         p.degree));
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> dist(-1, 1);
+    for (bool complex : {false, true}) {
+      std::vector<cd> x(bootstrapper.slots());
+      for (auto& v : x)
+        v = cd(dist(rng), complex ? dist(rng) : 0.0);
+      const auto out = bootstrapper.bootstrap(setup.encrypt(x, 0), keys);
+      EXPECT_EQ(out.level(), preset.output_level);
+      EXPECT_NEAR(out.scale / setup.evaluator.scale_at(out.level()), 1.0, 1e-9);
+      const auto got = setup.decrypt(out);
+      double worst = 0;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        worst = std::max(worst, std::abs(got[i] - x[i]));
+      std::printf("%s preset, %s: max error 2^%.1f (stated: 2^-%d)\n", name,
+                  complex ? "complex" : "real", std::log2(worst), preset.precision_bits);
+      EXPECT_LT(worst, std::ldexp(1.0, -preset.precision_bits)) << "log2 " << std::log2(worst);
+    }
   }
 }
 

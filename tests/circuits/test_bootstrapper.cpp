@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "circuits_test_support.hpp"
+#include "heft/circuits/bootstrap_presets.hpp"
 #include "heft/circuits/bootstrapper.hpp"
 #include "heft/circuits/homomorphic_dft.hpp"
 #include "heft/math/ntt_tables.hpp"
@@ -140,6 +141,33 @@ TEST(CircuitsBootstrapper, ComputesAfterItsOutput) {
   for (std::size_t i = 0; i < x.size(); ++i)
     want[i] = x[i] * x[i];
   EXPECT_LT(f.max_error(square, want), std::ldexp(1.0, -13));
+}
+
+// Sparse-secret encapsulation with sparse slots: the small-encaps preset's
+// parameters at 64 slots, real and complex, bootstrapped twice in a row.
+TEST(CircuitsBootstrapper, EncapsulatedSparseSlotsTwiceInARow) {
+  const BootstrapPreset preset = bootstrap_preset("small-encaps");
+  testing::CkksSetup setup(rlwe::Context::create(preset.parameters));
+  BootstrapParameters parameters = preset.bootstrap;
+  parameters.slots = 64;
+  const Bootstrapper bootstrapper(setup.context, parameters);
+  const BootstrapKeys keys = bootstrapper.create_keys(setup.keygen.secret_key());
+  std::mt19937_64 rng(6);
+  for (bool complex : {false, true}) {
+    const auto x = random_values(64, complex, rng);
+    const auto once = bootstrapper.bootstrap(setup.encrypt(x, 0, 64), keys);
+    const auto twice = bootstrapper.bootstrap(once, keys);
+    double first = 0, second = 0;
+    const auto got_once = setup.decrypt(once), got_twice = setup.decrypt(twice);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      first = std::max(first, std::abs(got_once[i] - x[i]));
+      second = std::max(second, std::abs(got_twice[i] - x[i]));
+    }
+    std::printf("encapsulated, 64 slots, %s: max error 2^%.1f once, 2^%.1f twice\n",
+                complex ? "complex" : "real", std::log2(first), std::log2(second));
+    EXPECT_LT(first, std::ldexp(1.0, -preset.precision_bits));
+    EXPECT_LT(second, std::ldexp(1.0, 1 - preset.precision_bits));
+  }
 }
 
 }  // namespace

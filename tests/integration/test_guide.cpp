@@ -360,24 +360,24 @@ TEST(Guide, BootstrappingWalkthrough) {
   for (std::size_t i = 0; i < values.size(); ++i)
     values[i] = std::sin(static_cast<double>(i));
   // ---- guide: bootstrap
-  auto preset = heft::circuits::bootstrap_preset("small");
+  auto preset = heft::circuits::bootstrap_preset("small-encaps");
   auto context = heft::rlwe::Context::create(preset.parameters);
   heft::circuits::Bootstrapper bootstrapper(context, preset.bootstrap);
   heft::rlwe::KeyGenerator keygen(context);
-  auto relin = keygen.create_relin_key();
-  auto galois = keygen.create_galois_keys(bootstrapper.rotation_steps(), true);
+  // Relinearization, exactly the rotations needed, conjugation, the sparse-secret pair.
+  auto keys = bootstrapper.create_keys(keygen.secret_key());
   heft::ckks::Encoder encoder(context);
   heft::ckks::Evaluator eval(context);
   heft::rlwe::Encryptor encryptor(keygen.create_public_key());
   // A ciphertext at level 0 (no level left) of values in [-1, 1], all slots.
   auto x = encryptor.encrypt(encoder.encode(values, eval.scale_at(0), 0));
-  auto fresh = bootstrapper.bootstrap(x, relin, galois);  // at level preset.output_level
+  auto fresh = bootstrapper.bootstrap(x, keys);  // at level preset.output_level
   // ---- end guide
   EXPECT_EQ(fresh.level(), preset.output_level);
   heft::rlwe::Decryptor decryptor(keygen.secret_key());
   const auto got = encoder.decode_real(decryptor.decrypt(fresh));
   for (std::size_t i = 0; i < values.size(); ++i)
-    ASSERT_NEAR(got[i], values[i], std::ldexp(1.0, -7)) << i;  // the preset: about 8 bits
+    ASSERT_NEAR(got[i], values[i], std::ldexp(1.0, -preset.precision_bits)) << i;
 }
 
 }  // namespace

@@ -12,33 +12,44 @@
 // grow with the sine's degree (each doubling of a Chebyshev index can
 // quadruple an error), and it works at the scale of its primes.
 //
-// Presets (names for bootstrap_preset()):
-//  "n16"   N = 2^16, 2^15 slots, dense uniform ternary secret, 128-bit secure
-//          by the HE Standard table (log2 QP = 1747 of the 1747 allowed):
-//          28 ciphertext primes + 5 special primes of 61 bits, dnum 6.
-//          CoeffsToSlots 3 levels, EvalMod 13 (K = 512, a degree-4095 sine
-//          interpolant on [-1025, 1025] plus its change of variable),
-//          SlotsToCoeffs 3. Left for computation: 8 levels at scale >= 2^40,
-//          380 bits of modulus (q_0 and eight 40-bit primes).
-//          EvalMod fails where some coefficient of I has |I| > K: with I about
-//          normal of standard deviation sqrt((2N/3 + 1)/12) = 60.3, K = 8.5
-//          standard deviations, a probability of about 2^-39 per bootstrap
-//          (failure_log2).
-//  "small" N = 2^12, 2^11 slots, dense uniform ternary secret, NOT secure
-//          (SecurityLevel::none; for tests and the example's quick run):
-//          19 ciphertext primes + 3 special. CoeffsToSlots 2, EvalMod 11
-//          (K = 128 = 8.5 standard deviations, degree 1023), SlotsToCoeffs 2;
-//          3 levels left at scale >= 2^40 (180 bits).
+// Every preset scales its input up to q_0 / 2^10 before ModRaise
+// (message_ratio_bits 10) and, where the chain has room, widens the lowest
+// SlotsToCoeffs prime to 52 bits and the CoeffsToSlots primes to 60 (see
+// Bootstrapper::slots_to_coeffs_scale_down for why).
 //
-// Precision (max error over all slots, inputs uniform in [-1, 1]): about 8
-// bits for "small" (2^-8.3 measured; bootstrap_refined: about twice that).
-// It is low: CoeffsToSlots and EvalMod each leave about 2^-34 per slot (in
-// units of q_0) at N = 2^12, SlotsToCoeffs sums n of them into 2^-28.6, and
-// q_0 / scale = 2^20 at level 0 magnifies that (docs/architecture.md has the
-// measurements and the remedies). "n16" has not run on a 23 GiB machine:
-// by count its transforms are 3.7 GiB (316 diagonals, each once over
-// Q_l * P) and its 84 keys (82 rotations, conjugation, relinearization)
-// 16.2 GiB at 0.193 GiB each (docs/architecture.md has the accounting).
+// Presets (names for bootstrap_preset()):
+//  "n16-encaps"  N = 2^16, 2^15 slots, dense uniform ternary secret with
+//          sparse-secret encapsulation (h' = 32), 128-bit secure by the HE
+//          Standard table (log2 QP = 1718 of 1747): 24 ciphertext primes +
+//          8 special primes of 61 bits, dnum 3. CoeffsToSlots 3 levels,
+//          EvalMod 9 (K = 16, a degree-255 sine on [-33, 33] plus its change
+//          of variable), SlotsToCoeffs 3. Left for computation: 8 levels at
+//          scale >= 2^40, 380 bits. EvalMod cannot fail: |I| <= (h' + 1) / 2
+//          = 16 always. Measured (2026-12-04, 2 vCPU Zen 5): 8.1 s on one
+//          thread, 4.2 s on two; 18.1 bits by max error, 20.2 by median;
+//          keys 7.8 GiB, peak 15.2 GiB.
+//  "n16"   N = 2^16, 2^15 slots, dense uniform ternary secret, no
+//          encapsulation, 128-bit secure (log2 QP = 1747 of 1747): 28
+//          ciphertext primes + 5 special primes of 61 bits, dnum 6.
+//          CoeffsToSlots 3 levels, EvalMod 13 (K = 512, a degree-4095 sine
+//          on [-1025, 1025]), SlotsToCoeffs 3. Left: 8 levels at scale >=
+//          2^40, 380 bits. EvalMod fails where some |I| > K: I about normal
+//          of standard deviation sqrt((2N/3 + 1)/12) = 60.3, K = 8.5 of
+//          them, about 2^-39 per bootstrap. Not run: its 84 keys (16.2 GiB)
+//          and transforms (3.7 GiB) do not fit a 23 GiB machine.
+//  "small-encaps", "small"  N = 2^12, 2^11 slots, NOT secure
+//          (SecurityLevel::none; for tests and the example's quick run),
+//          with and without encapsulation; 3 levels left at scale >= 2^40
+//          (180 bits). Measured: 24.1 and 22.3 bits by max error.
+//
+// Precision (max error over all slots, inputs uniform in [-1, 1]) is
+// bounded at N = 2^16 by EvalMod's rounding: each product in the sine's
+// evaluation rounds by about 2^14 per slot under the dense secret (2^-46
+// at its 60-bit scale), the degree-255 polynomial amplifies that, and
+// SlotsToCoeffs sums n such per-slot errors (sqrt(n) = 2^7.5): about
+// 2^-27 in units of q_0, 2^-17 .. 2^-18 on values at the message ratio
+// 2^10 (docs/architecture.md has the measurements). precision_bits states
+// a lower bound for each preset that was run.
 #pragma once
 
 #include <cstddef>
@@ -63,6 +74,9 @@ struct HEFT_EXPORT BootstrapPreset {
   // log2 of the probability that EvalMod fails in one bootstrap: that some
   // of the N coefficients of I is beyond mod_range (normal approximation).
   double failure_log2 = 0;
+  // A lower bound on one bootstrap's precision by max error over all slots
+  // (inputs in [-1, 1]), measured with margin: what bootstrap_refined takes.
+  int precision_bits = 0;
 };
 
 // The preset named `name` ("n16", "small"); InvalidArgument naming the

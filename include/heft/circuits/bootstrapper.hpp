@@ -20,6 +20,14 @@
 //    output scale is chosen so that this lands on the default scale of the
 //    output level.
 //
+// Before ModRaise, two optional steps at level 0: the ciphertext is
+// multiplied by an integer that brings its values to q_0 / 2^message_ratio_bits
+// (so that every later error, fixed in units of q_0, is smaller relative to
+// the message; the sine's cubic term, (2 pi 2^-bits)^2 / 6 relative, bounds
+// how far this can go), and with sparse_secret_weight h' it is switched to
+// an ephemeral sparse secret (sparse_secret_encapsulation.hpp), ModRaised
+// under it, and switched back at the top level, so that |I| <= (h' + 1) / 2.
+//
 // Levels: everything above is spent from the top; output_level() is what is
 // left. The failure probability is that of |I| > K: I's coefficients are
 // about normal with standard deviation sqrt((h + 1) / 12) for a secret of
@@ -29,12 +37,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "heft/circuits/linear_transform.hpp"
 #include "heft/circuits/polynomial.hpp"
 #include "heft/circuits/polynomial_evaluator.hpp"
+#include "heft/circuits/sparse_secret_encapsulation.hpp"
 #include "heft/export.hpp"
 #include "heft/rlwe/ciphertext.hpp"
 #include "heft/rlwe/context.hpp"
@@ -50,7 +61,24 @@ struct HEFT_EXPORT BootstrapParameters {
   std::size_t slots_to_coeffs_levels = 2;  // and of SlotsToCoeffs
   std::size_t mod_range = 16;              // K: EvalMod is exact for |I| <= K
   std::size_t sine_degree = 0;             // 0: the smallest 2^k - 1 within 2^-40
+  // Hamming weight h' of the ephemeral sparse secret ModRaise runs under (0:
+  // none, ModRaise under the key's own secret). With h' set, |I| <= (h' + 1) / 2.
+  std::size_t sparse_secret_weight = 0;
+  // log2(q_0 / values' scale) that the input is brought to by an integer
+  // multiplication at level 0 (0: left at its own scale). Inputs are assumed
+  // to be at most about 1 in absolute value.
+  int message_ratio_bits = 0;
 };
+
+// Every key a bootstrap needs (Bootstrapper::create_keys makes them).
+struct HEFT_EXPORT BootstrapKeys {
+  rlwe::RelinKey relin;
+  rlwe::GaloisKeys galois;                 // rotations and conjugation
+  std::optional<SparseSecretKeys> sparse;  // with sparse_secret_weight > 0
+};
+
+// Called after each key is made with the number made so far and the total.
+using KeyProgress = std::function<void(std::size_t done, std::size_t total)>;
 
 // Seconds each phase of one bootstrap took (Bootstrapper::bootstrap fills it
 // when given one): ModRaise includes SubSum.
@@ -80,6 +108,14 @@ class HEFT_EXPORT Bootstrapper {
   [[nodiscard]] std::size_t slots() const noexcept { return slots_; }
   [[nodiscard]] const Polynomial& sine() const noexcept { return sine_; }
 
+  // Exactly the keys bootstrap() needs for `secret` (a key of this
+  // context): relinearization, one Galois key per rotation step and
+  // conjugation, and the sparse-secret keys when configured.
+  [[nodiscard]] BootstrapKeys create_keys(const rlwe::SecretKey& secret,
+                                          const KeyProgress& progress = {}) const;
+  // How many keys create_keys makes (what its progress counts to).
+  [[nodiscard]] std::size_t key_count() const;
+
   // The refreshed ciphertext: same values (within the precision), at
   // output_level(). `x` may be at any level (it is brought to level 0) and
   // must have the bootstrapper's slot count. MismatchError / InvalidArgument
@@ -88,25 +124,34 @@ class HEFT_EXPORT Bootstrapper {
   [[nodiscard]] rlwe::Ciphertext bootstrap(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
                                            const rlwe::GaloisKeys& keys,
                                            BootstrapPhaseTimes* times = nullptr) const;
+  // The same with every key in one record; the form to use with
+  // sparse_secret_weight > 0 (the overload above refuses it then).
+  [[nodiscard]] rlwe::Ciphertext bootstrap(const rlwe::Ciphertext& x, const BootstrapKeys& keys,
+                                           BootstrapPhaseTimes* times = nullptr) const;
 
   // Two iterations (META-BTS): y = bootstrap(x); the difference x - y, taken
-  // at level 0, is minus y's error; multiplied by the integer 2^bits with its
-  // scale label multiplied too, its values stay the error while its integers
-  // grow 2^bits times, so bootstrapping it adds an error 2^bits times
-  // smaller; y plus that bootstrap keeps only the second, smaller error. Two
-  // bootstraps' time, the same output level and scale, the same keys. bits:
-  // about the first bootstrap's precision in bits (the amplified error's
-  // values, the error times 2^bits, must stay far below q_0 / scale for the
-  // sine to be linear on them: a few units is right), and at most
-  // log2(q_0 / scale) - 2 for x's scale at level 0; InvalidArgument
-  // otherwise (before any work).
+  // at level 0 after the scale-up, is minus y's error, below 2^-bits in
+  // value; its integers are multiplied by 2^(bits - 2) and its scale label
+  // with them, so its values stay the error while its integers grow to the
+  // size of a message's, and bootstrapping it adds an error 2^(bits - 2)
+  // times smaller; y plus that bootstrap keeps only the second, smaller
+  // error. Two bootstraps' time, the same output level and scale, the same
+  // keys. bits: a lower bound on one bootstrap's precision by max error
+  // (BootstrapPreset::precision_bits); in [3, 50], InvalidArgument otherwise
+  // (before any work). A bound above the true precision amplifies the error
+  // past EvalMod's range and the result is wrong.
   [[nodiscard]] rlwe::Ciphertext bootstrap_refined(const rlwe::Ciphertext& x,
                                                    const rlwe::RelinKey& relin,
                                                    const rlwe::GaloisKeys& keys, int bits) const;
+  [[nodiscard]] rlwe::Ciphertext bootstrap_refined(const rlwe::Ciphertext& x,
+                                                   const BootstrapKeys& keys, int bits) const;
 
-  // The phases alone (for tests and benchmarks).
+  // The phases alone (for tests and benchmarks). mod_raise includes the
+  // scale-up, the sparse-secret switches (with keys.sparse) and SubSum.
   [[nodiscard]] rlwe::Ciphertext mod_raise(const rlwe::Ciphertext& x,
                                            const rlwe::GaloisKeys& keys) const;
+  [[nodiscard]] rlwe::Ciphertext mod_raise(const rlwe::Ciphertext& x,
+                                           const BootstrapKeys& keys) const;
   [[nodiscard]] rlwe::Ciphertext coeffs_to_slots(const rlwe::Ciphertext& x,
                                                  const rlwe::GaloisKeys& keys) const;
   // target_scale: the output's scale (0: the default scale of its level).
@@ -119,6 +164,23 @@ class HEFT_EXPORT Bootstrapper {
  private:
   // x at level 0 (a pending rescale done first), after the slot-count check.
   [[nodiscard]] rlwe::Ciphertext at_level_zero(const rlwe::Ciphertext& x) const;
+  // at_level_zero, then scaled up to the message ratio.
+  [[nodiscard]] rlwe::Ciphertext scaled_up(const rlwe::Ciphertext& x) const;
+  // Each phase after the level-0 preparation; `sparse` null without
+  // encapsulation.
+  [[nodiscard]] rlwe::Ciphertext raise(const rlwe::Ciphertext& x, const rlwe::GaloisKeys& keys,
+                                       const SparseSecretKeys* sparse) const;
+  [[nodiscard]] rlwe::Ciphertext run(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
+                                     const rlwe::GaloisKeys& keys, const SparseSecretKeys* sparse,
+                                     BootstrapPhaseTimes* times) const;
+  [[nodiscard]] rlwe::Ciphertext refine(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
+                                        const rlwe::GaloisKeys& keys,
+                                        const SparseSecretKeys* sparse, int bits) const;
+  // 2^c: EvalMod's output scale over the one that would land on the output
+  // scale unaided; the last SlotsToCoeffs transform divides it off.
+  [[nodiscard]] double slots_to_coeffs_scale_down(std::size_t last_level) const;
+  // InvalidArgument when this bootstrapper encapsulates and `sparse` is null.
+  void require_sparse_keys(const SparseSecretKeys* sparse, const char* operation) const;
   // Each transform applied and rescaled in turn.
   [[nodiscard]] rlwe::Ciphertext apply_in_turn(const rlwe::Ciphertext& x,
                                                const std::vector<LinearTransform>& transforms,
@@ -133,6 +195,8 @@ class HEFT_EXPORT Bootstrapper {
   std::vector<LinearTransform> coeffs_to_slots_;
   std::vector<LinearTransform> slots_to_coeffs_;
   LinearTransformEvaluator transforms_;
+  std::optional<SparseSecretEncapsulation> encapsulation_;
+  double slots_to_coeffs_scale_down_ = 1;
 };
 
 }  // namespace heft::circuits

@@ -116,6 +116,9 @@ class HEFT_EXPORT GaloisKeys {
   // Adds (or replaces) the key for `galois_element`. InvalidArgument if the
   // key is for another element, MismatchError if it is from another context.
   void insert(uint64_t galois_element, KeySwitchKey key);
+  // Removes the key for `galois_element` and returns it (InvalidArgument
+  // naming the element if absent): for moving keys between sets.
+  [[nodiscard]] KeySwitchKey extract(uint64_t galois_element);
   [[nodiscard]] std::vector<uint64_t> elements() const;
   [[nodiscard]] std::size_t size() const noexcept { return keys_.size(); }
 
