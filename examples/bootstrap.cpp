@@ -13,6 +13,9 @@
 //                                  keys would not fit (16 GiB of keys on a
 //                                  23 GiB machine), only EvalMod runs
 //   --threads T                    worker threads (default: heft's)
+//   --order cts|stc                CoeffsToSlots first (default) or
+//                                  SlotsToCoeffs first (the input is
+//                                  encrypted at the entry level it needs)
 //   --message-ratio BITS           log2(q_0 / scale) to bring inputs to before
 //                                  ModRaise (default: the preset's; 0: none)
 #include <sys/resource.h>
@@ -114,10 +117,12 @@ int eval_mod_only(const heft::circuits::BootstrapPreset& preset,
   return 0;
 }
 
-int run(const std::string& preset_name, int message_ratio_bits) {
+int run(const std::string& preset_name, int message_ratio_bits, bool stc_first) {
   namespace circuits = heft::circuits;
   const auto setup_start = Clock::now();
-  circuits::BootstrapPreset preset = circuits::bootstrap_preset(preset_name);
+  circuits::BootstrapPreset preset = circuits::bootstrap_preset(
+      preset_name, stc_first ? circuits::BootstrapOrder::slots_to_coeffs_first
+                             : circuits::BootstrapOrder::coeffs_to_slots_first);
   if (message_ratio_bits >= 0) preset.bootstrap.message_ratio_bits = message_ratio_bits;
   const auto context = heft::rlwe::Context::create(preset.parameters);
   const circuits::Bootstrapper bootstrapper(context, preset.bootstrap);
@@ -191,7 +196,8 @@ int run(const std::string& preset_name, int message_ratio_bits) {
     std::vector<cd> x(bootstrapper.slots());
     for (auto& v : x)
       v = cd(uniform(rng), complex ? uniform(rng) : 0.0);
-    const auto input = encryptor.encrypt(encoder.encode(x, evaluator.scale_at(0), 0));
+    const std::size_t level = bootstrapper.entry_level();
+    const auto input = encryptor.encrypt(encoder.encode(x, evaluator.scale_at(level), level));
     circuits::BootstrapPhaseTimes times;
     const auto start = Clock::now();
     const auto output = bootstrapper.bootstrap(input, keys, &times);
@@ -214,10 +220,18 @@ int run(const std::string& preset_name, int message_ratio_bits) {
 int main(int argc, char** argv) {
   std::string preset = "small";
   int message_ratio_bits = -1;
+  bool stc_first = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--preset" && i + 1 < argc) {
       preset = argv[++i];
+    } else if (arg == "--order" && i + 1 < argc) {
+      const std::string order = argv[++i];
+      if (order != "cts" && order != "stc") {
+        std::fprintf(stderr, "--order: cts (CoeffsToSlots first) or stc (SlotsToCoeffs first)\n");
+        return 2;
+      }
+      stc_first = order == "stc";
     } else if (arg == "--message-ratio" && i + 1 < argc) {
       message_ratio_bits = std::atoi(argv[++i]);
     } else if (arg == "--threads" && i + 1 < argc) {
@@ -231,7 +245,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    return run(preset, message_ratio_bits);
+    return run(preset, message_ratio_bits, stc_first);
   } catch (const heft::Error& e) {
     std::fprintf(stderr, "heft_bootstrap: %s\n", e.what());
     return 1;

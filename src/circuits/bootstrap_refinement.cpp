@@ -32,10 +32,10 @@ rlwe::Ciphertext Bootstrapper::refine(const rlwe::Ciphertext& x, const rlwe::Rel
                           " is outside [3, 50]; pass a lower bound on one bootstrap's "
                           "precision (BootstrapPreset::precision_bits)");
   }
-  const rlwe::Ciphertext low = scaled_up(x);
+  const rlwe::Ciphertext low = scaled_up(x, entry_level());
   const rlwe::Ciphertext first = run(low, relin, keys, sparse, nullptr);
-  // Back at level 0 with low's scale exactly (one rescale by q_1).
-  const rlwe::Ciphertext back = evaluator_.align_to(first, 0, low.scale);
+  // Back at low's level with low's scale exactly (one rescale).
+  const rlwe::Ciphertext back = evaluator_.align_to(first, low.level(), low.scale);
   rlwe::Ciphertext error = evaluator_.sub(low, back);  // minus first's error
   // Amplified in place rather than by Evaluator::multiply_integer, whose
   // overflow check assumes values up to 1: these are below 2^-bits.

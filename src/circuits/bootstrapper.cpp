@@ -88,16 +88,22 @@ Bootstrapper::Bootstrapper(std::shared_ptr<const rlwe::Context> context,
     options.slots = n;
     coeffs_to_slots_.push_back(LinearTransform::from_diagonals(encoder_, to_slots[i], options));
   }
-  const std::size_t first_stc = top - parameters.coeffs_to_slots_levels - sine_.depth();
   const auto to_coeffs = slots_to_coeffs_matrices(n, parameters.slots_to_coeffs_levels, 1.0);
-  slots_to_coeffs_scale_down_ = slots_to_coeffs_scale_down(first_stc - (to_coeffs.size() - 1));
+  const bool stc_first = parameters.order == BootstrapOrder::slots_to_coeffs_first;
+  // SlotsToCoeffs first: on the input's levels entry_level() .. 1, keeping
+  // its scale. Otherwise below EvalMod, with the scale-down described at
+  // slots_to_coeffs_scale_down.
+  const std::size_t first_stc =
+      stc_first ? to_coeffs.size() : top - parameters.coeffs_to_slots_levels - sine_.depth();
+  if (!stc_first)
+    slots_to_coeffs_scale_down_ = slots_to_coeffs_scale_down(first_stc - (to_coeffs.size() - 1));
   for (std::size_t i = 0; i < to_coeffs.size(); ++i) {
     LinearTransformOptions options;
     options.level = first_stc - i;
     options.slots = n;
     // The last transform's diagonals are encoded below their prime, so that
     // its rescale brings EvalMod's high output scale down to the output's.
-    if (i + 1 == to_coeffs.size()) {
+    if (!stc_first && i + 1 == to_coeffs.size()) {
       options.scale = static_cast<double>(context_->parameters().ciphertext_moduli[options.level]) /
                       slots_to_coeffs_scale_down_;
     }
@@ -132,7 +138,16 @@ std::size_t Bootstrapper::depth() const noexcept {
 }
 
 std::size_t Bootstrapper::output_level() const noexcept {
+  // SlotsToCoeffs first spends the input's levels, not the top's.
+  if (parameters_.order == BootstrapOrder::slots_to_coeffs_first)
+    return context_->max_level() - parameters_.coeffs_to_slots_levels - sine_.depth();
   return context_->max_level() - depth();
+}
+
+std::size_t Bootstrapper::entry_level() const noexcept {
+  return parameters_.order == BootstrapOrder::slots_to_coeffs_first
+             ? parameters_.slots_to_coeffs_levels
+             : 0;
 }
 
 std::vector<int64_t> Bootstrapper::rotation_steps() const {
@@ -147,21 +162,31 @@ std::vector<int64_t> Bootstrapper::rotation_steps() const {
 }
 
 rlwe::Ciphertext Bootstrapper::at_level_zero(const rlwe::Ciphertext& x) const {
+  return at_level(x, 0);
+}
+
+rlwe::Ciphertext Bootstrapper::at_level(const rlwe::Ciphertext& x, std::size_t level) const {
   const std::size_t x_slots = x.slots == 0 ? context_->degree() / 2 : x.slots;
   if (x_slots != slots_) {
     throw InvalidArgument("bootstrap: the ciphertext has " + std::to_string(x_slots) +
                           " slots; this bootstrapper is for " + std::to_string(slots_));
   }
   rlwe::Ciphertext low = x.needs_rescale && x.level() > 0 ? evaluator_.rescale(x) : x.clone();
-  if (low.level() > 0) low = evaluator_.drop_to_level(low, 0);
+  if (low.level() < level) {
+    throw InvalidArgument(
+        "bootstrap: SlotsToCoeffs first needs the input at level >= " + std::to_string(level) +
+        " (it spends those levels); this one is at " + std::to_string(low.level()));
+  }
+  if (low.level() > level) low = evaluator_.drop_to_level(low, level);
   return low;
 }
 
-rlwe::Ciphertext Bootstrapper::scaled_up(const rlwe::Ciphertext& x) const {
-  rlwe::Ciphertext low = at_level_zero(x);
+rlwe::Ciphertext Bootstrapper::scaled_up(const rlwe::Ciphertext& x, std::size_t level) const {
+  rlwe::Ciphertext low = at_level(x, level);
   if (parameters_.message_ratio_bits == 0) return low;
   // The largest integer that keeps the values (|v| <= 1) at q_0 / 2^bits or
-  // below; none when the scale is there already.
+  // below; none when the scale is there already. (With SlotsToCoeffs first
+  // this happens before it, so its rescales also round at the higher scale.)
   const double q0 = static_cast<double>(context_->parameters().ciphertext_moduli[0]);
   const double factor =
       std::floor(q0 / (low.scale * std::ldexp(1.0, parameters_.message_ratio_bits)));
@@ -200,14 +225,14 @@ rlwe::Ciphertext Bootstrapper::raise(const rlwe::Ciphertext& low, const rlwe::Ga
 rlwe::Ciphertext Bootstrapper::mod_raise(const rlwe::Ciphertext& x,
                                          const rlwe::GaloisKeys& keys) const {
   require_sparse_keys(nullptr, "Bootstrapper::mod_raise");
-  return raise(scaled_up(x), keys, nullptr);
+  return raise(scaled_up(x, 0), keys, nullptr);
 }
 
 rlwe::Ciphertext Bootstrapper::mod_raise(const rlwe::Ciphertext& x,
                                          const BootstrapKeys& keys) const {
   const SparseSecretKeys* sparse = keys.sparse ? &*keys.sparse : nullptr;
   require_sparse_keys(sparse, "Bootstrapper::mod_raise");
-  return raise(scaled_up(x), keys.galois, sparse);
+  return raise(scaled_up(x, 0), keys.galois, sparse);
 }
 
 rlwe::Ciphertext Bootstrapper::apply_in_turn(const rlwe::Ciphertext& x,
@@ -248,22 +273,35 @@ rlwe::Ciphertext Bootstrapper::slots_to_coeffs(const rlwe::Ciphertext& x,
 rlwe::Ciphertext Bootstrapper::run(const rlwe::Ciphertext& low, const rlwe::RelinKey& relin,
                                    const rlwe::GaloisKeys& keys, const SparseSecretKeys* sparse,
                                    BootstrapPhaseTimes* times) const {
+  const bool stc_first = parameters_.order == BootstrapOrder::slots_to_coeffs_first;
   const double input_scale = low.scale;
   BootstrapPhaseTimes local;
   BootstrapPhaseTimes& t = times != nullptr ? *times : local;
   auto start = std::chrono::steady_clock::now();
-  rlwe::Ciphertext y = raise(low, keys, sparse);
+  rlwe::Ciphertext y;
+  if (stc_first) {
+    // The slots' values become the coefficients (bit-reversed, which the
+    // bit reversal CoeffsToSlots leaves out undoes), at level 0.
+    y = slots_to_coeffs(low, keys);
+    t.slots_to_coeffs = lap(start);
+    y = raise(y, keys, sparse);
+  } else {
+    y = raise(low, keys, sparse);
+  }
   t.mod_raise = lap(start);
   y = coeffs_to_slots(y, keys);
   t.coeffs_to_slots = lap(start);
-  // EvalMod's scale, so that the output lands on the output level's default.
+  // EvalMod's scale, so that the output lands on the output level's default
+  // (through SlotsToCoeffs' scale-down when it comes after).
   const double q0 = static_cast<double>(context_->parameters().ciphertext_moduli[0]);
   y = eval_mod(
       y, relin, keys,
       evaluator_.scale_at(output_level()) * q0 / input_scale * slots_to_coeffs_scale_down_);
   t.eval_mod = lap(start);
-  y = slots_to_coeffs(y, keys);
-  t.slots_to_coeffs = lap(start);
+  if (!stc_first) {
+    y = slots_to_coeffs(y, keys);
+    t.slots_to_coeffs = lap(start);
+  }
   // The slots hold the input's values times Delta / q_0.
   y.scale *= input_scale / q0;
   return y;
@@ -273,14 +311,14 @@ rlwe::Ciphertext Bootstrapper::bootstrap(const rlwe::Ciphertext& x, const rlwe::
                                          const rlwe::GaloisKeys& keys,
                                          BootstrapPhaseTimes* times) const {
   require_sparse_keys(nullptr, "bootstrap");
-  return run(scaled_up(x), relin, keys, nullptr, times);
+  return run(scaled_up(x, entry_level()), relin, keys, nullptr, times);
 }
 
 rlwe::Ciphertext Bootstrapper::bootstrap(const rlwe::Ciphertext& x, const BootstrapKeys& keys,
                                          BootstrapPhaseTimes* times) const {
   const SparseSecretKeys* sparse = keys.sparse ? &*keys.sparse : nullptr;
   require_sparse_keys(sparse, "bootstrap");
-  return run(scaled_up(x), keys.relin, keys.galois, sparse, times);
+  return run(scaled_up(x, entry_level()), keys.relin, keys.galois, sparse, times);
 }
 
 std::size_t Bootstrapper::key_count() const {

@@ -101,6 +101,22 @@ TEST(CircuitsBootstrapPresets, FailureProbabilityMatchesATailBound) {
   }
 }
 
+TEST(CircuitsBootstrapPresets, SlotsToCoeffsFirstKeepsTheChainAndRaisesTheRatio) {
+  for (const std::string& name : bootstrap_preset_names()) {
+    const BootstrapPreset cts = bootstrap_preset(name);
+    const BootstrapPreset stc = bootstrap_preset(name, BootstrapOrder::slots_to_coeffs_first);
+    EXPECT_EQ(cts.bootstrap.order, BootstrapOrder::coeffs_to_slots_first) << name;
+    EXPECT_EQ(stc.bootstrap.order, BootstrapOrder::slots_to_coeffs_first) << name;
+    EXPECT_EQ(stc.parameters.ciphertext_moduli.size(), cts.parameters.ciphertext_moduli.size());
+    EXPECT_EQ(stc.bootstrap.message_ratio_bits, 14) << name;
+    EXPECT_EQ(cts.bootstrap.message_ratio_bits, 10) << name;
+    // Measured where the preset runs here (not the dense n16).
+    EXPECT_EQ(stc.precision_bits > 0, name != "n16") << name;
+  }
+  EXPECT_THROW((void)bootstrap_preset("n17", BootstrapOrder::slots_to_coeffs_first),
+               InvalidArgument);
+}
+
 TEST(CircuitsBootstrapPresets, UnknownNameIsRefused) {
   EXPECT_THROW((void)bootstrap_preset("n17"), InvalidArgument);
   EXPECT_EQ(bootstrap_preset_names().size(), 4u);

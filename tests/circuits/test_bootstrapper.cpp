@@ -170,5 +170,109 @@ TEST(CircuitsBootstrapper, EncapsulatedSparseSlotsTwiceInARow) {
   }
 }
 
+// SlotsToCoeffs first: full and 64 slots, real and complex, from the entry
+// level and from above it, twice in a row; below the entry level refused.
+TEST(CircuitsBootstrapper, SlotsToCoeffsFirst) {
+  const BootstrapPreset preset =
+      bootstrap_preset("small-encaps", BootstrapOrder::slots_to_coeffs_first);
+  EXPECT_EQ(preset.bootstrap.order, BootstrapOrder::slots_to_coeffs_first);
+  testing::CkksSetup setup(rlwe::Context::create(preset.parameters));
+  std::mt19937_64 rng(8);
+  for (const std::size_t slots : {std::size_t{0}, std::size_t{64}}) {
+    BootstrapParameters parameters = preset.bootstrap;
+    parameters.slots = slots;
+    const Bootstrapper bootstrapper(setup.context, parameters);
+    EXPECT_EQ(bootstrapper.entry_level(), parameters.slots_to_coeffs_levels);
+    // Only CoeffsToSlots and EvalMod come off the top.
+    EXPECT_EQ(bootstrapper.output_level(), setup.context->max_level() -
+                                               parameters.coeffs_to_slots_levels -
+                                               bootstrapper.sine().depth());
+    const BootstrapKeys keys = bootstrapper.create_keys(setup.keygen.secret_key());
+    const std::size_t n = bootstrapper.slots();
+    for (bool complex : {false, true}) {
+      const auto x = random_values(n, complex, rng);
+      const std::size_t level =
+          complex ? bootstrapper.entry_level() + 2 : bootstrapper.entry_level();
+      const auto once = bootstrapper.bootstrap(setup.encrypt(x, level, slots), keys);
+      EXPECT_EQ(once.level(), bootstrapper.output_level());
+      EXPECT_NEAR(once.scale / setup.evaluator.scale_at(once.level()), 1.0, 1e-9);
+      const auto twice = bootstrapper.bootstrap(once, keys);
+      double first = 0, second = 0;
+      const auto got_once = setup.decrypt(once), got_twice = setup.decrypt(twice);
+      for (std::size_t i = 0; i < n; ++i) {
+        first = std::max(first, std::abs(got_once[i] - x[i]));
+        second = std::max(second, std::abs(got_twice[i] - x[i]));
+      }
+      std::printf("SlotsToCoeffs first, %zu slots, %s: max error 2^%.1f once, 2^%.1f twice\n", n,
+                  complex ? "complex" : "real", std::log2(first), std::log2(second));
+      EXPECT_LT(first, std::ldexp(1.0, -preset.precision_bits));
+      EXPECT_LT(second, std::ldexp(1.0, 1 - preset.precision_bits));
+    }
+    const auto too_low = setup.encrypt(random_values(n, false, rng), 1, slots);
+    EXPECT_THROW((void)bootstrapper.bootstrap(too_low, keys), InvalidArgument);
+  }
+}
+
+// Each phase alone against its plaintext counterpart, at the levels and
+// scales bootstrap() uses them: CoeffsToSlots and SlotsToCoeffs against
+// their matrices applied in double precision, EvalMod against
+// sin(2 pi w) / 2 pi.
+TEST(CircuitsBootstrapper, EachPhaseAloneMatchesItsPlaintextCounterpart) {
+  const BootstrapPreset preset = bootstrap_preset("small-encaps");
+  testing::CkksSetup setup(rlwe::Context::create(preset.parameters));
+  const Bootstrapper bootstrapper(setup.context, preset.bootstrap);
+  const BootstrapKeys keys = bootstrapper.create_keys(setup.keygen.secret_key());
+  const std::size_t n = bootstrapper.slots();
+  const std::size_t top = setup.context->max_level();
+  std::mt19937_64 rng(9);
+  const auto apply = [](const std::vector<DiagonalMatrix>& matrices, std::vector<cd> v) {
+    for (const auto& m : matrices)
+      v = apply_diagonal_matrix(m, v);
+    return v;
+  };
+  const auto worst = [](const std::vector<cd>& got, const std::vector<cd>& want) {
+    double e = 0;
+    for (std::size_t i = 0; i < want.size(); ++i)
+      e = std::max(e, std::abs(got[i] - want[i]));
+    return e;
+  };
+  {  // CoeffsToSlots from the top level (full slots: no SubSum factor).
+    const auto z = random_values(n, true, rng);
+    const auto y = bootstrapper.coeffs_to_slots(setup.encrypt(z, top), keys.galois);
+    EXPECT_EQ(y.level(), top - preset.bootstrap.coeffs_to_slots_levels);
+    const auto want =
+        apply(coeffs_to_slots_matrices(n, preset.bootstrap.coeffs_to_slots_levels, 1.0), z);
+    EXPECT_LT(worst(setup.decrypt(y), want), std::ldexp(1.0, -25));
+  }
+  {  // EvalMod on w = I + e, |I| <= K, |e| <= 2^-10, at scale q_0.
+    const double q0 = static_cast<double>(preset.parameters.ciphertext_moduli[0]);
+    const std::size_t level = top - preset.bootstrap.coeffs_to_slots_levels;
+    const auto k = static_cast<int>(preset.bootstrap.mod_range);
+    std::uniform_int_distribution<int> integer(-k, k);
+    std::uniform_real_distribution<double> small(-std::ldexp(1.0, -10), std::ldexp(1.0, -10));
+    std::vector<cd> w(n), want(n);
+    const double two_pi = 2 * std::acos(-1.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double re = small(rng), im = small(rng);
+      w[i] = cd(integer(rng) + re, integer(rng) + im);
+      want[i] = cd(std::sin(two_pi * re), std::sin(two_pi * im)) / two_pi;
+    }
+    const auto x = setup.encryptor.encrypt(setup.encoder.encode(w, q0, level));
+    const auto y = bootstrapper.eval_mod(x, keys.relin, keys.galois, q0);
+    EXPECT_EQ(y.level(), level - bootstrapper.sine().depth());
+    EXPECT_LT(worst(setup.decrypt(y), want), std::ldexp(1.0, -30));
+  }
+  {  // SlotsToCoeffs from EvalMod's output level (its scale-down included).
+    const std::size_t level =
+        top - preset.bootstrap.coeffs_to_slots_levels - bootstrapper.sine().depth();
+    const auto u = random_values(n, true, rng);
+    const auto y = bootstrapper.slots_to_coeffs(setup.encrypt(u, level), keys.galois);
+    EXPECT_EQ(y.level(), bootstrapper.output_level());
+    const auto want =
+        apply(slots_to_coeffs_matrices(n, preset.bootstrap.slots_to_coeffs_levels, 1.0), u);
+    EXPECT_LT(worst(setup.decrypt(y), want), std::ldexp(1.0, -18));
+  }
+}
+
 }  // namespace
 }  // namespace heft::circuits

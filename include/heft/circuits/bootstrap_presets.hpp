@@ -79,9 +79,14 @@ struct HEFT_EXPORT BootstrapPreset {
   int precision_bits = 0;
 };
 
-// The preset named `name` ("n16", "small"); InvalidArgument naming the
-// presets otherwise.
+// The preset named `name` (bootstrap_preset_names()), CoeffsToSlots first;
+// InvalidArgument naming the presets otherwise.
 [[nodiscard]] HEFT_EXPORT BootstrapPreset bootstrap_preset(std::string_view name);
+// The same chain with the phases in `order`: SlotsToCoeffs first also
+// raises the message ratio to 14 bits (EvalMod then sees the values, not
+// their smaller coefficients) and states that order's precision.
+[[nodiscard]] HEFT_EXPORT BootstrapPreset bootstrap_preset(std::string_view name,
+                                                           BootstrapOrder order);
 [[nodiscard]] HEFT_EXPORT std::vector<std::string> bootstrap_preset_names();
 
 // log2 of N * P(|Z| > K / sigma), sigma = sqrt((h + 1) / 12) the standard

@@ -55,6 +55,15 @@
 
 namespace heft::circuits {
 
+// The order of the phases. CoeffsToSlots first takes a ciphertext at any
+// level (it is brought to level 0) and spends every bootstrapping level from
+// the top. SlotsToCoeffs first (OpenFHE's other order) runs SlotsToCoeffs on
+// the input, before ModRaise, with the input's own lowest levels: the input
+// must be at level >= slots_to_coeffs_levels (entry_level()), and the output
+// has no SlotsToCoeffs after EvalMod, so EvalMod's per-slot errors reach the
+// slots directly instead of being summed over n coefficients.
+enum class BootstrapOrder { coeffs_to_slots_first, slots_to_coeffs_first };
+
 struct HEFT_EXPORT BootstrapParameters {
   std::size_t slots = 0;                   // n, a power of two (0: N/2)
   std::size_t coeffs_to_slots_levels = 2;  // level budget of CoeffsToSlots (1 .. log2 n)
@@ -68,6 +77,7 @@ struct HEFT_EXPORT BootstrapParameters {
   // multiplication at level 0 (0: left at its own scale). Inputs are assumed
   // to be at most about 1 in absolute value.
   int message_ratio_bits = 0;
+  BootstrapOrder order = BootstrapOrder::coeffs_to_slots_first;
 };
 
 // Every key a bootstrap needs (Bootstrapper::create_keys makes them).
@@ -105,6 +115,11 @@ class HEFT_EXPORT Bootstrapper {
   // the sine interpolant): what a parameter set must leave room for.
   [[nodiscard]] static std::size_t depth_for(const BootstrapParameters& parameters);
   [[nodiscard]] std::size_t output_level() const noexcept;
+  // The lowest level bootstrap() accepts and brings its input to: 0 with
+  // CoeffsToSlots first, slots_to_coeffs_levels with SlotsToCoeffs first
+  // (whose transforms use levels entry_level() .. 1).
+  [[nodiscard]] std::size_t entry_level() const noexcept;
+  [[nodiscard]] BootstrapOrder order() const noexcept { return parameters_.order; }
   [[nodiscard]] std::size_t slots() const noexcept { return slots_; }
   [[nodiscard]] const Polynomial& sine() const noexcept { return sine_; }
 
@@ -164,8 +179,11 @@ class HEFT_EXPORT Bootstrapper {
  private:
   // x at level 0 (a pending rescale done first), after the slot-count check.
   [[nodiscard]] rlwe::Ciphertext at_level_zero(const rlwe::Ciphertext& x) const;
-  // at_level_zero, then scaled up to the message ratio.
-  [[nodiscard]] rlwe::Ciphertext scaled_up(const rlwe::Ciphertext& x) const;
+  // x at `level` (a pending rescale done first), after the slot-count
+  // check; InvalidArgument if x is below it.
+  [[nodiscard]] rlwe::Ciphertext at_level(const rlwe::Ciphertext& x, std::size_t level) const;
+  // x at `level`, then scaled up to the message ratio.
+  [[nodiscard]] rlwe::Ciphertext scaled_up(const rlwe::Ciphertext& x, std::size_t level) const;
   // Each phase after the level-0 preparation; `sparse` null without
   // encapsulation.
   [[nodiscard]] rlwe::Ciphertext raise(const rlwe::Ciphertext& x, const rlwe::GaloisKeys& keys,
