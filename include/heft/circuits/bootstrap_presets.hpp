@@ -25,9 +25,9 @@
 //          EvalMod 9 (K = 16, a degree-255 sine on [-33, 33] plus its change
 //          of variable), SlotsToCoeffs 3. Left for computation: 8 levels at
 //          scale >= 2^40, 380 bits. EvalMod cannot fail: |I| <= (h' + 1) / 2
-//          = 16 always. Measured (2026-12-04, 2 vCPU Zen 5): 8.1 s on one
-//          thread, 4.2 s on two; 18.1 bits by max error, 20.2 by median;
-//          keys 7.8 GiB, peak 15.2 GiB.
+//          = 16 always. Measured (2026-12-04, 2 vCPU Zen 5): 6.8 s on one
+//          thread, 4.2 s on two (medians of 3); 18.2 bits by max error,
+//          20.2 by median; keys 7.8 GiB, peak 15.4-15.8 GiB.
 //  "n16"   N = 2^16, 2^15 slots, dense uniform ternary secret, no
 //          encapsulation, 128-bit secure (log2 QP = 1747 of 1747): 28
 //          ciphertext primes + 5 special primes of 61 bits, dnum 6.
