@@ -40,8 +40,6 @@ constexpr int kMessageRatioBitsSlotsToCoeffsFirst = 14;
 constexpr std::pair<std::string_view, int> kSlotsToCoeffsFirstPrecision[] = {
     {"small", 20}, {"small-encaps", 22}, {"n16-encaps", 18}};
 
-BootstrapPreset coeffs_to_slots_first_preset(std::string_view name);
-
 // The lowest SlotsToCoeffs prime where there is room for it (see Layout).
 constexpr int kWideSlotsToCoeffsBits = 52;
 
@@ -135,51 +133,6 @@ BootstrapParameters bootstrap_parameters(std::size_t levels, std::size_t mod_ran
   return p;
 }
 
-}  // namespace
-
-double eval_mod_failure_log2(std::size_t degree, double hamming_weight, std::size_t mod_range) {
-  // |I| <= (h + 1) / 2 always: nothing fails when K reaches that.
-  if (static_cast<double>(mod_range) >= std::floor((hamming_weight + 1) / 2))
-    return -std::numeric_limits<double>::infinity();
-  const double sigma = std::sqrt((hamming_weight + 1) / 12);
-  const double tail = std::erfc(static_cast<double>(mod_range) / (sigma * std::sqrt(2.0)));
-  return std::log2(static_cast<double>(degree)) + std::log2(tail);
-}
-
-double key_switch_key_bytes(const rlwe::KeySwitchKey& key) {
-  double words = 0;
-  for (const auto* half : {&key.b, &key.a})
-    for (const auto& digit : *half)
-      words +=
-          static_cast<double>((digit.q.tower_count() + digit.p.tower_count()) * digit.q.degree());
-  return 8 * words;
-}
-
-std::vector<std::string> bootstrap_preset_names() {
-  return {"small", "small-encaps", "n16", "n16-encaps"};
-}
-
-BootstrapPreset bootstrap_preset(std::string_view name) {
-  return bootstrap_preset(name, BootstrapOrder::coeffs_to_slots_first);
-}
-
-BootstrapPreset bootstrap_preset(std::string_view name, BootstrapOrder order) {
-  BootstrapPreset preset = coeffs_to_slots_first_preset(name);
-  if (order == BootstrapOrder::slots_to_coeffs_first) {
-    // EvalMod then works on the slots' values, not on coefficients about
-    // sqrt(N) smaller: the sine's cubic term needs the higher ratio (at 10
-    // it cost 2^-17.3 exactly; 14 measured best, 16 and 18 no better).
-    preset.bootstrap.order = order;
-    preset.bootstrap.message_ratio_bits = kMessageRatioBitsSlotsToCoeffsFirst;
-    const auto it = std::ranges::find_if(kSlotsToCoeffsFirstPrecision,
-                                         [&](const auto& entry) { return entry.first == name; });
-    preset.precision_bits = it != std::end(kSlotsToCoeffsFirstPrecision) ? it->second : 0;
-  }
-  return preset;
-}
-
-namespace {
-
 BootstrapPreset coeffs_to_slots_first_preset(std::string_view name) {
   const uint64_t n16 = uint64_t{1} << 16;
   const uint64_t n12 = uint64_t{1} << 12;
@@ -230,5 +183,46 @@ BootstrapPreset coeffs_to_slots_first_preset(std::string_view name) {
 }
 
 }  // namespace
+
+double eval_mod_failure_log2(std::size_t degree, double hamming_weight, std::size_t mod_range) {
+  // |I| <= (h + 1) / 2 always: nothing fails when K reaches that.
+  if (static_cast<double>(mod_range) >= std::floor((hamming_weight + 1) / 2))
+    return -std::numeric_limits<double>::infinity();
+  const double sigma = std::sqrt((hamming_weight + 1) / 12);
+  const double tail = std::erfc(static_cast<double>(mod_range) / (sigma * std::sqrt(2.0)));
+  return std::log2(static_cast<double>(degree)) + std::log2(tail);
+}
+
+double key_switch_key_bytes(const rlwe::KeySwitchKey& key) {
+  double words = 0;
+  for (const auto* half : {&key.b, &key.a})
+    for (const auto& digit : *half)
+      words +=
+          static_cast<double>((digit.q.tower_count() + digit.p.tower_count()) * digit.q.degree());
+  return 8 * words;
+}
+
+std::vector<std::string> bootstrap_preset_names() {
+  return {"small", "small-encaps", "n16", "n16-encaps"};
+}
+
+BootstrapPreset bootstrap_preset(std::string_view name) {
+  return bootstrap_preset(name, BootstrapOrder::coeffs_to_slots_first);
+}
+
+BootstrapPreset bootstrap_preset(std::string_view name, BootstrapOrder order) {
+  BootstrapPreset preset = coeffs_to_slots_first_preset(name);
+  if (order == BootstrapOrder::slots_to_coeffs_first) {
+    // EvalMod then works on the slots' values, not on coefficients about
+    // sqrt(N) smaller: the sine's cubic term needs the higher ratio (at 10
+    // it cost 2^-17.3 exactly; 14 measured best, 16 and 18 no better).
+    preset.bootstrap.order = order;
+    preset.bootstrap.message_ratio_bits = kMessageRatioBitsSlotsToCoeffsFirst;
+    const auto it = std::ranges::find_if(kSlotsToCoeffsFirstPrecision,
+                                         [&](const auto& entry) { return entry.first == name; });
+    preset.precision_bits = it != std::end(kSlotsToCoeffsFirstPrecision) ? it->second : 0;
+  }
+  return preset;
+}
 
 }  // namespace heft::circuits

@@ -160,10 +160,7 @@ TEST(CircuitsBootstrapPresets, SmallPresetsBootstrapRealAndComplex) {
       const auto out = bootstrapper.bootstrap(setup.encrypt(x, 0), keys);
       EXPECT_EQ(out.level(), preset.output_level);
       EXPECT_NEAR(out.scale / setup.evaluator.scale_at(out.level()), 1.0, 1e-9);
-      const auto got = setup.decrypt(out);
-      double worst = 0;
-      for (std::size_t i = 0; i < x.size(); ++i)
-        worst = std::max(worst, std::abs(got[i] - x[i]));
+      const double worst = testing::max_error(setup.decrypt(out), x);
       std::printf("%s preset, %s: max error 2^%.1f (stated: 2^-%d)\n", name,
                   complex ? "complex" : "real", std::log2(worst), preset.precision_bits);
       EXPECT_LT(worst, std::ldexp(1.0, -preset.precision_bits)) << "log2 " << std::log2(worst);

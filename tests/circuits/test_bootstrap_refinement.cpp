@@ -19,13 +19,6 @@ namespace {
 
 using cd = std::complex<double>;
 
-double max_error(const std::vector<cd>& got, const std::vector<cd>& want) {
-  double worst = 0;
-  for (std::size_t i = 0; i < want.size(); ++i)
-    worst = std::max(worst, std::abs(got[i] - want[i]));
-  return worst;
-}
-
 TEST(CircuitsBootstrapRefinement, TwoIterationsAddPrecision) {
   const BootstrapPreset preset = bootstrap_preset("small");
   testing::CkksSetup setup(rlwe::Context::create(preset.parameters));
@@ -38,12 +31,12 @@ TEST(CircuitsBootstrapRefinement, TwoIterationsAddPrecision) {
     v = cd(dist(rng), dist(rng));
   const auto input = setup.encrypt(x, 0);
   const auto once = bootstrapper.bootstrap(input, keys);
-  const double once_bits = -std::log2(max_error(setup.decrypt(once), x));
+  const double once_bits = -std::log2(testing::max_error(setup.decrypt(once), x));
   // The preset's stated lower bound on one bootstrap's precision.
   const int bits = preset.precision_bits;
   ASSERT_LE(bits, once_bits);
   const auto twice = bootstrapper.bootstrap_refined(input, keys, bits);
-  const double twice_bits = -std::log2(max_error(setup.decrypt(twice), x));
+  const double twice_bits = -std::log2(testing::max_error(setup.decrypt(twice), x));
   std::printf("small preset: %.1f bits once, %.1f bits refined (bits = %d)\n", once_bits,
               twice_bits, bits);
   EXPECT_EQ(twice.level(), once.level());

@@ -86,11 +86,7 @@ struct Fixture {
     return p;
   }
   double max_error(const rlwe::Ciphertext& ct, const std::vector<cd>& want) const {
-    const auto got = setup.decrypt(ct);
-    double worst = 0;
-    for (std::size_t i = 0; i < want.size(); ++i)
-      worst = std::max(worst, std::abs(got[i] - want[i]));
-    return worst;
+    return testing::max_error(setup.decrypt(ct), want);
   }
 
   testing::CkksSetup setup;
@@ -157,12 +153,8 @@ TEST(CircuitsBootstrapper, EncapsulatedSparseSlotsTwiceInARow) {
     const auto x = random_values(64, complex, rng);
     const auto once = bootstrapper.bootstrap(setup.encrypt(x, 0, 64), keys);
     const auto twice = bootstrapper.bootstrap(once, keys);
-    double first = 0, second = 0;
-    const auto got_once = setup.decrypt(once), got_twice = setup.decrypt(twice);
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      first = std::max(first, std::abs(got_once[i] - x[i]));
-      second = std::max(second, std::abs(got_twice[i] - x[i]));
-    }
+    const double first = testing::max_error(setup.decrypt(once), x);
+    const double second = testing::max_error(setup.decrypt(twice), x);
     std::printf("encapsulated, 64 slots, %s: max error 2^%.1f once, 2^%.1f twice\n",
                 complex ? "complex" : "real", std::log2(first), std::log2(second));
     EXPECT_LT(first, std::ldexp(1.0, -preset.precision_bits));
@@ -197,12 +189,8 @@ TEST(CircuitsBootstrapper, SlotsToCoeffsFirst) {
       EXPECT_EQ(once.level(), bootstrapper.output_level());
       EXPECT_NEAR(once.scale / setup.evaluator.scale_at(once.level()), 1.0, 1e-9);
       const auto twice = bootstrapper.bootstrap(once, keys);
-      double first = 0, second = 0;
-      const auto got_once = setup.decrypt(once), got_twice = setup.decrypt(twice);
-      for (std::size_t i = 0; i < n; ++i) {
-        first = std::max(first, std::abs(got_once[i] - x[i]));
-        second = std::max(second, std::abs(got_twice[i] - x[i]));
-      }
+      const double first = testing::max_error(setup.decrypt(once), x);
+      const double second = testing::max_error(setup.decrypt(twice), x);
       std::printf("SlotsToCoeffs first, %zu slots, %s: max error 2^%.1f once, 2^%.1f twice\n", n,
                   complex ? "complex" : "real", std::log2(first), std::log2(second));
       EXPECT_LT(first, std::ldexp(1.0, -preset.precision_bits));
@@ -230,19 +218,13 @@ TEST(CircuitsBootstrapper, EachPhaseAloneMatchesItsPlaintextCounterpart) {
       v = apply_diagonal_matrix(m, v);
     return v;
   };
-  const auto worst = [](const std::vector<cd>& got, const std::vector<cd>& want) {
-    double e = 0;
-    for (std::size_t i = 0; i < want.size(); ++i)
-      e = std::max(e, std::abs(got[i] - want[i]));
-    return e;
-  };
   {  // CoeffsToSlots from the top level (full slots: no SubSum factor).
     const auto z = random_values(n, true, rng);
     const auto y = bootstrapper.coeffs_to_slots(setup.encrypt(z, top), keys.galois);
     EXPECT_EQ(y.level(), top - preset.bootstrap.coeffs_to_slots_levels);
     const auto want =
         apply(coeffs_to_slots_matrices(n, preset.bootstrap.coeffs_to_slots_levels, 1.0), z);
-    EXPECT_LT(worst(setup.decrypt(y), want), std::ldexp(1.0, -25));
+    EXPECT_LT(testing::max_error(setup.decrypt(y), want), std::ldexp(1.0, -25));
   }
   {  // EvalMod on w = I + e, |I| <= K, |e| <= 2^-10, at scale q_0.
     const double q0 = static_cast<double>(preset.parameters.ciphertext_moduli[0]);
@@ -260,7 +242,7 @@ TEST(CircuitsBootstrapper, EachPhaseAloneMatchesItsPlaintextCounterpart) {
     const auto x = setup.encryptor.encrypt(setup.encoder.encode(w, q0, level));
     const auto y = bootstrapper.eval_mod(x, keys.relin, keys.galois, q0);
     EXPECT_EQ(y.level(), level - bootstrapper.sine().depth());
-    EXPECT_LT(worst(setup.decrypt(y), want), std::ldexp(1.0, -30));
+    EXPECT_LT(testing::max_error(setup.decrypt(y), want), std::ldexp(1.0, -30));
   }
   {  // SlotsToCoeffs from EvalMod's output level (its scale-down included).
     const std::size_t level =
@@ -270,7 +252,7 @@ TEST(CircuitsBootstrapper, EachPhaseAloneMatchesItsPlaintextCounterpart) {
     EXPECT_EQ(y.level(), bootstrapper.output_level());
     const auto want =
         apply(slots_to_coeffs_matrices(n, preset.bootstrap.slots_to_coeffs_levels, 1.0), u);
-    EXPECT_LT(worst(setup.decrypt(y), want), std::ldexp(1.0, -18));
+    EXPECT_LT(testing::max_error(setup.decrypt(y), want), std::ldexp(1.0, -18));
   }
 }
 

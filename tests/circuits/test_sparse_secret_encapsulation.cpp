@@ -33,12 +33,6 @@ struct Fixture {
       v = cd(dist(rng), dist(rng));
     return x;
   }
-  static double max_error(const std::vector<cd>& got, const std::vector<cd>& want) {
-    double worst = 0;
-    for (std::size_t i = 0; i < want.size(); ++i)
-      worst = std::max(worst, std::abs(got[i] - want[i]));
-    return worst;
-  }
 
   testing::CkksSetup setup;
   SparseSecretEncapsulation encapsulation;
@@ -69,14 +63,14 @@ TEST(CircuitsSparseSecretEncapsulation, SwitchesAwayAndBack) {
   EXPECT_EQ(sparse.level(), 0u);
   EXPECT_EQ(sparse.scale, low.scale);
   // Under s the switched ciphertext is noise: s' is another key.
-  EXPECT_GT(Fixture::max_error(f.setup.decrypt(sparse), x), 1.0);
+  EXPECT_GT(testing::max_error(f.setup.decrypt(sparse), x), 1.0);
   // Back to s (at level 0 too): the values within the two key switches'
   // noise. At level 0 each digit is all of q_0 over a P of one prime of the
   // same size, so each adds about 2^8 per coefficient, 2^14 per slot at
   // N = 2^12: 2^-26 against the scale 2^40 (bootstrapping switches after
   // the scale-up, where it is 2^10 times smaller).
   const auto back = f.encapsulation.to_dense(sparse, f.keys);
-  EXPECT_LT(Fixture::max_error(f.setup.decrypt(back), x), std::ldexp(1.0, -22));
+  EXPECT_LT(testing::max_error(f.setup.decrypt(back), x), std::ldexp(1.0, -22));
 }
 
 TEST(CircuitsSparseSecretEncapsulation, BadInputIsRefused) {

@@ -1,8 +1,9 @@
 // What the circuits tests share: an insecure small-ring CKKS context with
 // many levels (fast to test deep circuits), its keys, and helpers to encrypt
-// and decrypt complex vectors.
+// and decrypt complex vectors, and the max error between two of them.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <memory>
@@ -25,6 +26,15 @@ inline std::shared_ptr<const rlwe::Context> make_deep_context(std::size_t levels
   auto params = rlwe::make_parameters(4096, bits, special, 0, rlwe::SecurityLevel::none);
   params.scale = std::ldexp(1.0, 45);
   return rlwe::Context::create(params);
+}
+
+// max_i |got_i - want_i| over want's entries.
+inline double max_error(const std::vector<std::complex<double>>& got,
+                        const std::vector<std::complex<double>>& want) {
+  double worst = 0;
+  for (std::size_t i = 0; i < want.size(); ++i)
+    worst = std::max(worst, std::abs(got[i] - want[i]));
+  return worst;
 }
 
 struct CkksSetup {
