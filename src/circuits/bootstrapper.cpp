@@ -161,6 +161,26 @@ std::vector<int64_t> Bootstrapper::rotation_steps() const {
   return {steps.begin(), steps.end()};
 }
 
+std::map<uint64_t, std::size_t> Bootstrapper::galois_key_levels() const {
+  std::map<uint64_t, std::size_t> levels;
+  const auto use = [&](uint64_t g, std::size_t level) {
+    auto [it, fresh] = levels.try_emplace(g, level);
+    if (!fresh) it->second = std::max(it->second, level);
+  };
+  // SubSum right after ModRaise, at the top.
+  for (std::size_t step = slots_; step < context_->degree() / 2; step *= 2)
+    use(context_->galois_element_for_step(static_cast<int64_t>(step)), context_->max_level());
+  // Each transform rotates at its own level (its input's).
+  for (const auto* group : {&coeffs_to_slots_, &slots_to_coeffs_})
+    for (const auto& m : *group)
+      for (const int64_t s : m.rotation_steps())
+        use(context_->galois_element_for_step(s), m.level());
+  // EvalMod's split into real and imaginary parts, on CoeffsToSlots' output.
+  use(context_->conjugation_galois_element(),
+      context_->max_level() - parameters_.coeffs_to_slots_levels);
+  return levels;
+}
+
 rlwe::Ciphertext Bootstrapper::at_level_zero(const rlwe::Ciphertext& x) const {
   return at_level(x, 0);
 }
@@ -322,8 +342,8 @@ rlwe::Ciphertext Bootstrapper::bootstrap(const rlwe::Ciphertext& x, const Bootst
 }
 
 std::size_t Bootstrapper::key_count() const {
-  // Relinearization, each rotation, conjugation, and the two sparse-secret keys.
-  return 2 + rotation_steps().size() + (encapsulation_ ? 2 : 0);
+  // Relinearization, each rotation and conjugation, and the two sparse-secret keys.
+  return 1 + galois_key_levels().size() + (encapsulation_ ? 2 : 0);
 }
 
 BootstrapKeys Bootstrapper::create_keys(const rlwe::SecretKey& secret,
@@ -337,12 +357,8 @@ BootstrapKeys Bootstrapper::create_keys(const rlwe::SecretKey& secret,
   };
   BootstrapKeys keys{keygen.create_relin_key(), rlwe::GaloisKeys(context_), std::nullopt};
   made(1);
-  std::vector<uint64_t> elements;
-  for (const int64_t step : rotation_steps())
-    elements.push_back(context_->galois_element_for_step(step));
-  elements.push_back(2 * context_->degree() - 1);  // conjugation
-  for (const uint64_t g : elements) {
-    rlwe::GaloisKeys one = keygen.create_galois_keys_for_elements(std::span(&g, 1));
+  for (const auto& [g, level] : galois_key_levels()) {
+    rlwe::GaloisKeys one = keygen.create_galois_keys_for_elements(std::span(&g, 1), level);
     keys.galois.insert(g, one.extract(g));
     made(1);
   }

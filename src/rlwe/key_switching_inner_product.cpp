@@ -21,6 +21,10 @@ std::vector<std::array<ExtendedPoly, 2>> inner_products_unchecked(
     const Context& context, const DecomposedPoly& digits,
     std::span<const KeySwitchKey* const> keys) {
   const std::size_t q_towers = digits.level + 1;
+  // Every key switch passes here or through decompose_and_multiply: the one
+  // place to refuse a key made for a lower level, before anything is written.
+  for (const KeySwitchKey* key : keys)
+    require_key_reaches(*key, q_towers, "key switching");
   const std::size_t p_towers = context.special_count();
   const auto& q_ring = *context.ciphertext_ring();
   const auto& p_ring = *context.special_ring();
@@ -81,6 +85,7 @@ std::array<ExtendedPoly, 2> inner_product_unchecked(const Context& context,
 std::array<ExtendedPoly, 2> decompose_and_multiply_unchecked(const Context& context,
                                                              const ring::RnsPoly& c,
                                                              const KeySwitchKey& key) {
+  require_key_reaches(key, c.tower_count(), "key switching");
   if (context.digit_size() != 1)
     return inner_product_unchecked(context, decompose(context, c), key);
 

@@ -22,10 +22,12 @@ void wipe(std::vector<int64_t>& values) {
     p[i] = 0;
 }
 
-// One integer polynomial reduced into both rings, in NTT form.
-ExtendedPoly to_extended(const Context& context, const std::vector<int64_t>& values, bool secret) {
+// One integer polynomial reduced into both rings (the first q_towers
+// ciphertext primes, every special prime), in NTT form.
+ExtendedPoly to_extended(const Context& context, const std::vector<int64_t>& values, bool secret,
+                         std::size_t q_towers) {
   ExtendedPoly out;
-  out.q = ring::RnsPoly(context.ciphertext_ring(), context.level_count());
+  out.q = ring::RnsPoly(context.ciphertext_ring(), q_towers);
   if (secret) out.q.mark_secret();
   out.q.set_coefficients(values);
   out.q.ntt();
@@ -38,10 +40,11 @@ ExtendedPoly to_extended(const Context& context, const std::vector<int64_t>& val
   return out;
 }
 
-ExtendedPoly sample_gaussian_extended(const Context& context, ring::Prng& prng) {
+ExtendedPoly sample_gaussian_extended(const Context& context, ring::Prng& prng,
+                                      std::size_t q_towers) {
   std::vector<int64_t> e(context.degree());
   ring::sample_gaussian(prng, e);
-  ExtendedPoly out = to_extended(context, e, true);
+  ExtendedPoly out = to_extended(context, e, true, q_towers);
   wipe(e);
   return out;
 }
@@ -128,7 +131,7 @@ SecretKey SecretKey::from_coefficients(std::shared_ptr<const Context> context,
     throw InvalidArgument("SecretKey::from_coefficients: coefficients must be in {-1, 0, 1}");
   }
   std::vector<int64_t> values(coefficients.begin(), coefficients.end());
-  ExtendedPoly key = to_extended(*context, values, true);
+  ExtendedPoly key = to_extended(*context, values, true, context->level_count());
   wipe(values);
   return SecretKey(std::move(context), std::move(key.q), std::move(key.p));
 }
@@ -162,7 +165,7 @@ KeyGenerator::KeyGenerator(std::shared_ptr<const Context> context, uint64_t erro
   } else {
     ring::sample_ternary(prng, s);
   }
-  ExtendedPoly key = to_extended(*context_, s, true);
+  ExtendedPoly key = to_extended(*context_, s, true, context_->level_count());
   wipe(s);
   secret_key_ = SecretKey(context_, std::move(key.q), std::move(key.p));
 }
@@ -190,7 +193,7 @@ PublicKey KeyGenerator::create_public_key() const {
   pk.a_seed = ring::Prng::os_entropy_seed();
   pk.a = expand_ciphertext_mask(*context_, *pk.a_seed, context_->level_count());
   ring::Prng prng = ring::Prng::from_os_entropy();
-  ExtendedPoly e = sample_gaussian_extended(*context_, prng);
+  ExtendedPoly e = sample_gaussian_extended(*context_, prng, context_->level_count());
   scale_error(e);
   pk.error_scale = error_scale_;
   pk.b = pk.a * secret_key_.q_part();
@@ -200,26 +203,30 @@ PublicKey KeyGenerator::create_public_key() const {
   return pk;
 }
 
-KeySwitchKey KeyGenerator::create_switch_key(const ring::RnsPoly& s_prime_q) const {
+KeySwitchKey KeyGenerator::create_switch_key(const ring::RnsPoly& s_prime_q,
+                                             std::optional<std::size_t> max_level) const {
   detail::require_special_primes(*context_, "create_switch_key");
   detail::require_ntt_poly(s_prime_q, context_->ciphertext_ring(), context_->level_count(),
                            "create_switch_key", "s'");
+  const std::size_t levels = key_tower_count(max_level, "create_switch_key");
   // Masks from a publishable seed, errors from a private stream (as above).
   const ring::Prng::Seed mask_seed = ring::Prng::os_entropy_seed();
-  std::vector<ExtendedPoly> masks = expand_switch_key_masks(*context_, mask_seed, 1);
+  std::vector<ExtendedPoly> masks = expand_switch_key_masks(*context_, mask_seed, 1, levels);
   ring::Prng prng = ring::Prng::from_os_entropy();
-  const std::size_t levels = context_->level_count();
   const std::size_t digit_size = context_->digit_size();
+  // s over the key's towers only (a copy, wiped like the key).
+  ring::RnsPoly s_q = secret_key_.q_part().clone();
+  s_q.drop_last_towers(context_->level_count() - levels);
   KeySwitchKey key;
   key.context = context_;
   key.error_scale = error_scale_;
   key.a_seed = mask_seed;
-  for (std::size_t digit = 0; digit < context_->digit_count(); ++digit) {
+  for (std::size_t digit = 0; digit < context_->digit_count_at(levels - 1); ++digit) {
     ExtendedPoly a = std::move(masks[digit]);
-    ExtendedPoly b = sample_gaussian_extended(*context_, prng);
+    ExtendedPoly b = sample_gaussian_extended(*context_, prng, levels);
     scale_error(b);
     // b = e - a s, then + P s' on the towers of this digit (P = 0 mod p_k).
-    b.q -= a.q * secret_key_.q_part();
+    b.q -= a.q * s_q;
     b.p -= a.p * secret_key_.p_part();
     const std::size_t begin = digit * digit_size;
     const std::size_t end = std::min(begin + digit_size, levels);
@@ -236,11 +243,23 @@ KeySwitchKey KeyGenerator::create_switch_key(const ring::RnsPoly& s_prime_q) con
   return key;
 }
 
+std::size_t KeyGenerator::key_tower_count(std::optional<std::size_t> max_level,
+                                          const char* operation) const {
+  if (!max_level) return context_->level_count();
+  if (*max_level > context_->max_level()) {
+    throw InvalidArgument(std::string(operation) + ": max_level " + std::to_string(*max_level) +
+                          " is above the top level " + std::to_string(context_->max_level()));
+  }
+  return *max_level + 1;
+}
+
 RelinKey KeyGenerator::create_relin_key() const {
   return RelinKey{create_switch_key(secret_key_.q_part() * secret_key_.q_part())};
 }
 
-GaloisKeys KeyGenerator::create_galois_keys_for_elements(std::span<const uint64_t> elements) const {
+GaloisKeys KeyGenerator::create_galois_keys_for_elements(
+    std::span<const uint64_t> elements, std::optional<std::size_t> max_level) const {
+  key_tower_count(max_level, "create_galois_keys");  // refuses a bad level before any work
   GaloisKeys keys(context_);
   for (uint64_t g : elements) {
     context_->ciphertext_ring()->require_galois_element(g);
@@ -248,7 +267,7 @@ GaloisKeys KeyGenerator::create_galois_keys_for_elements(std::span<const uint64_
     // The key switches from s(X^g) back to s; it is stored permuted by the
     // inverse automorphism so that rotations permute results, not digits.
     const ring::RnsPoly s_g_q = secret_key_.q_part().automorphism(g);
-    KeySwitchKey key = create_switch_key(s_g_q);
+    KeySwitchKey key = create_switch_key(s_g_q, max_level);
     const uint64_t g_inverse = math::Modulus(2 * context_->degree()).inverse(g);
     for (std::vector<ExtendedPoly>* parts : {&key.b, &key.a}) {
       for (ExtendedPoly& part : *parts) {
@@ -265,12 +284,13 @@ GaloisKeys KeyGenerator::create_galois_keys_for_elements(std::span<const uint64_
 }
 
 GaloisKeys KeyGenerator::create_galois_keys(std::span<const int64_t> steps,
-                                            bool include_conjugation) const {
+                                            bool include_conjugation,
+                                            std::optional<std::size_t> max_level) const {
   std::vector<uint64_t> elements;
   for (int64_t step : steps)
     elements.push_back(context_->galois_element_for_step(step));
   if (include_conjugation) elements.push_back(context_->conjugation_galois_element());
-  return create_galois_keys_for_elements(elements);
+  return create_galois_keys_for_elements(elements, max_level);
 }
 
 }  // namespace heft::rlwe

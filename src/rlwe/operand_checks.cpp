@@ -179,16 +179,37 @@ void require_valid_switch_key(const Context& context, const KeySwitchKey& key,
   if (!key.context) throw InvalidArgument(prefix(operation) + "the key is empty");
   require_same_context(context, key.context.get(), operation, "the key");
   require_special_primes(context, operation);
-  if (key.b.size() != context.digit_count() || key.a.size() != context.digit_count()) {
+  // A key made for level l (keys.hpp) holds l + 1 towers and that level's digits.
+  const std::size_t towers = key.b.empty() ? 0 : key.b.front().q.tower_count();
+  if (towers == 0 || towers > context.level_count()) {
+    throw MismatchError(prefix(operation) + "malformed key-switching key: it has " +
+                        std::to_string(towers) + " ciphertext towers, these parameters have " +
+                        std::to_string(context.level_count()));
+  }
+  const std::size_t digits = context.digit_count_at(towers - 1);
+  if (key.b.size() != digits || key.a.size() != digits) {
     throw MismatchError(prefix(operation) + "malformed key-switching key: it has " +
                         std::to_string(key.b.size()) + " / " + std::to_string(key.a.size()) +
-                        " digits, these parameters have " + std::to_string(context.digit_count()));
+                        " digits, its " + std::to_string(towers) + " towers need " +
+                        std::to_string(digits));
   }
   for (std::size_t j = 0; j < key.b.size(); ++j) {
-    require_extended(context, key.b[j], context.level_count(), operation, "a key digit");
-    require_extended(context, key.a[j], context.level_count(), operation, "a key digit");
+    require_extended(context, key.b[j], towers, operation, "a key digit");
+    require_extended(context, key.a[j], towers, operation, "a key digit");
   }
   require_error_scale(context, key.error_scale, operation);
+}
+
+void require_key_reaches(const KeySwitchKey& key, std::size_t q_towers,
+                         std::string_view operation) {
+  if (q_towers <= key.max_level() + 1) return;
+  const std::string kind = key.galois_element == 1
+                               ? std::string("key")
+                               : "Galois key for element " + std::to_string(key.galois_element);
+  throw InvalidArgument(prefix(operation) + "the " + kind +
+                        " was made for ciphertexts up to level " + std::to_string(key.max_level()) +
+                        ", this one is at level " + std::to_string(q_towers - 1) +
+                        "; make the key with a max_level of at least that");
 }
 
 void require_non_galois_key(const Context& context, const KeySwitchKey& key,

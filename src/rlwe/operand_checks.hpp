@@ -118,10 +118,14 @@ void require_public_key(const Context& context, const PublicKey& key, std::strin
 
 // A key-switching key heft could have made for this context, of any kind
 // (relinearization, Galois, general switching): not empty, one (b_j, a_j)
-// pair per digit, each over all of Q and P in NTT form, and an error scale
-// heft makes.
+// pair per digit of its level, each over Q_level and P in NTT form, and an
+// error scale heft makes.
 void require_valid_switch_key(const Context& context, const KeySwitchKey& key,
                               std::string_view operation);
+
+// The key switches ciphertexts of q_towers towers: it was made for their
+// level or a higher one (InvalidArgument naming the levels otherwise).
+void require_key_reaches(const KeySwitchKey& key, std::size_t q_towers, std::string_view operation);
 
 // require_valid_switch_key for a key that switch_key and relinearization
 // take: not a Galois key (InvalidArgument naming `operation`).

@@ -16,12 +16,13 @@ ring::RnsPoly expand_ciphertext_mask(const Context& context, const ring::Prng::S
 
 std::vector<ExtendedPoly> expand_switch_key_masks(const Context& context,
                                                   const ring::Prng::Seed& seed,
-                                                  uint64_t galois_element) {
+                                                  uint64_t galois_element, std::size_t q_towers) {
   ring::Prng prng(seed);
   std::vector<ExtendedPoly> masks;
-  masks.reserve(context.digit_count());
-  for (std::size_t digit = 0; digit < context.digit_count(); ++digit) {
-    ExtendedPoly a{ring::RnsPoly(context.ciphertext_ring(), context.level_count(), ring::Form::ntt),
+  const std::size_t digits = context.digit_count_at(q_towers - 1);
+  masks.reserve(digits);
+  for (std::size_t digit = 0; digit < digits; ++digit) {
+    ExtendedPoly a{ring::RnsPoly(context.ciphertext_ring(), q_towers, ring::Form::ntt),
                    ring::RnsPoly(context.special_ring(), context.special_count(), ring::Form::ntt)};
     ring::sample_uniform(prng, a.q);
     ring::sample_uniform(prng, a.p);

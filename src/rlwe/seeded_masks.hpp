@@ -26,11 +26,12 @@ namespace heft::rlwe {
 ring::RnsPoly expand_ciphertext_mask(const Context& context, const ring::Prng::Seed& seed,
                                      std::size_t towers);
 
-// The masks a_0 .. a_{dnum-1} of a key-switching key: for each digit in order,
+// The masks a_0 .. a_{d-1} of a key-switching key over the first q_towers
+// ciphertext primes (d: the digits of that level): for each digit in order,
 // its Q towers then its P towers. For a Galois element g != 1 they are then
 // permuted by X -> X^(g^-1), as Galois keys are stored (keys.hpp).
 std::vector<ExtendedPoly> expand_switch_key_masks(const Context& context,
                                                   const ring::Prng::Seed& seed,
-                                                  uint64_t galois_element);
+                                                  uint64_t galois_element, std::size_t q_towers);
 
 }  // namespace heft::rlwe

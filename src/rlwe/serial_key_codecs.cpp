@@ -18,7 +18,7 @@ namespace {
 bool switch_key_seed_matches(const Context& context, const KeySwitchKey& key) {
   if (!key.a_seed) return false;
   const std::vector<ExtendedPoly> masks =
-      expand_switch_key_masks(context, *key.a_seed, key.galois_element);
+      expand_switch_key_masks(context, *key.a_seed, key.galois_element, key.max_level() + 1);
   if (masks.size() != key.a.size()) return false;
   for (std::size_t j = 0; j < masks.size(); ++j) {
     if (!(masks[j].q == key.a[j].q) || !(masks[j].p == key.a[j].p)) return false;
@@ -26,34 +26,57 @@ bool switch_key_seed_matches(const Context& context, const KeySwitchKey& key) {
   return true;
 }
 
-// Body: u64 Galois element, u64 error scale, u8 flags, u32 digits, [seed],
-// per digit b.q, b.p and (unless seeded) a.q, a.p.
-constexpr std::size_t kSwitchKeyFlagsAt = 16;
+// Body: u64 Galois element, u64 error scale, u8 flags, u32 digits, [u32
+// towers, for a key below the top level], [seed], per digit b.q, b.p and
+// (unless seeded) a.q, a.p.
 constexpr std::size_t kSwitchKeyFixedBytes = 21;
+// Flag: the key holds fewer towers than the parameters' top level, and says
+// how many. Top-level keys leave it clear, so their bytes are as before.
+constexpr uint8_t kBelowTopFlag = 2;
 
-// The exact size of that body under these parameters.
-std::size_t switch_key_bytes(const Context& context, bool seeded) {
+// The exact size of that body under these parameters, for a key of `towers`
+// ciphertext towers.
+std::size_t switch_key_bytes(const Context& context, bool seeded, std::size_t towers) {
   if (!context.supports_key_switching()) return kSwitchKeyFixedBytes;  // no key can follow
-  const std::size_t digit = poly_record_bytes(*context.ciphertext_ring(), context.level_count()) +
+  const std::size_t digit = poly_record_bytes(*context.ciphertext_ring(), towers) +
                             poly_record_bytes(*context.special_ring(), context.special_count());
-  return kSwitchKeyFixedBytes + (seeded ? ring::Prng::kSeedBytes : 0) +
-         context.digit_count() * (seeded ? 1 : 2) * digit;
+  const bool below_top = towers < context.level_count();
+  return kSwitchKeyFixedBytes + (below_top ? 4 : 0) + (seeded ? ring::Prng::kSeedBytes : 0) +
+         context.digit_count_at(towers - 1) * (seeded ? 1 : 2) * digit;
+}
+
+// The size of the switch-key body that starts `bytes`, from its header.
+std::size_t switch_key_extent(const Context& context, std::span<const uint8_t> bytes) {
+  ByteReader header(bytes);
+  header.u64("Galois element");
+  header.u64("error scale");
+  const uint8_t flags = header.u8("key-switching key flags");
+  header.u32("digit count");
+  const std::size_t towers = (flags & kBelowTopFlag) != 0
+                                 ? read_tower_count(header, context, "key-switching key")
+                                 : context.level_count();
+  return switch_key_bytes(context, (flags & kSeededFlag) != 0, towers);
 }
 
 }  // namespace
 
 std::size_t max_switch_key_payload(const Context& context) {
-  return switch_key_bytes(context, false);
+  // A top-level key is the largest: one below the top has a tower less in
+  // every record, far more than its 4-byte tower count.
+  return switch_key_bytes(context, false, context.level_count());
 }
 
 void write_switch_key(ByteWriter& out, const Context& context, const KeySwitchKey& key,
                       bool allow_seed) {
   const bool seeded = allow_seed && switch_key_seed_matches(context, key);
-  out.reserve_more(switch_key_bytes(context, seeded) + kChecksumBytes);
+  const std::size_t towers = key.max_level() + 1;
+  const bool below_top = towers < context.level_count();
+  out.reserve_more(switch_key_bytes(context, seeded, towers) + kChecksumBytes);
   out.u64(key.galois_element);
   out.u64(key.error_scale);
-  out.u8(seeded ? kSeededFlag : 0);
+  out.u8(static_cast<uint8_t>((seeded ? kSeededFlag : 0) | (below_top ? kBelowTopFlag : 0)));
   out.u32(static_cast<uint32_t>(key.b.size()));
+  if (below_top) out.u32(static_cast<uint32_t>(towers));
   if (seeded) write_seed(out, *key.a_seed);
   for (std::size_t j = 0; j < key.b.size(); ++j) {
     write_poly(out, key.b[j].q);
@@ -80,14 +103,18 @@ KeySwitchKey read_switch_key(ByteReader& in, const ContextPtr& context) {
     }
   }
   key.error_scale = read_error_scale(in, *context, "key-switching key");
-  const bool seeded = (read_flags(in, kSeededFlag, "key-switching key") & kSeededFlag) != 0;
+  const uint8_t flags = read_flags(in, kSeededFlag | kBelowTopFlag, "key-switching key");
+  const bool seeded = (flags & kSeededFlag) != 0;
   const uint32_t digits = in.u32("digit count");
-  if (digits != context->digit_count()) {
-    throw FormatError("key-switching key with " + std::to_string(digits) +
-                      " digits; the parameters have " + std::to_string(context->digit_count()));
+  const std::size_t levels = (flags & kBelowTopFlag) != 0
+                                 ? read_tower_count(in, *context, "key-switching key")
+                                 : context->level_count();
+  if (digits != context->digit_count_at(levels - 1)) {
+    throw FormatError("key-switching key with " + std::to_string(digits) + " digits over " +
+                      std::to_string(levels) + " towers; the parameters have " +
+                      std::to_string(context->digit_count_at(levels - 1)));
   }
   if (seeded) key.a_seed = read_seed(in);
-  const std::size_t levels = context->level_count();
   const std::size_t specials = context->special_count();
   for (std::size_t j = 0; j < digits; ++j) {
     ExtendedPoly b{read_poly(in, context->ciphertext_ring(), levels, true, "key part b"),
@@ -99,7 +126,7 @@ KeySwitchKey read_switch_key(ByteReader& in, const ContextPtr& context) {
       key.a.push_back(std::move(a));
     }
   }
-  if (seeded) key.a = expand_switch_key_masks(*context, *key.a_seed, key.galois_element);
+  if (seeded) key.a = expand_switch_key_masks(*context, *key.a_seed, key.galois_element, levels);
   return key;
 }
 
@@ -168,14 +195,11 @@ std::size_t max_galois_payload(const Context& context) {
 GaloisKeys read_galois_keys(ByteReader& in, const ContextPtr& context) {
   const uint32_t count = in.u32("Galois key count");
   if (count > context->degree()) throw FormatError("Galois key set with too many keys");
-  // Each key's extent follows from its seeded flag, so the keys are found
-  // first and then parsed in parallel.
+  // Each key's extent follows from its header (seeded flag, tower count), so
+  // the keys are found first and then parsed in parallel.
   std::vector<std::span<const uint8_t>> bodies(count);
-  for (auto& body : bodies) {
-    if (in.remaining() < kSwitchKeyFixedBytes) throw FormatError("truncated data: Galois key");
-    const bool seeded = (in.rest()[kSwitchKeyFlagsAt] & kSeededFlag) != 0;
-    body = in.bytes(switch_key_bytes(*context, seeded), "Galois key");
-  }
+  for (auto& body : bodies)
+    body = in.bytes(switch_key_extent(*context, in.rest()), "Galois key");
   std::vector<KeySwitchKey> parsed(count);
   const auto parse = [&](std::size_t i) {
     ByteReader key_in(bodies[i]);

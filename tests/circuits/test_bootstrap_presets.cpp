@@ -145,6 +145,15 @@ TEST(CircuitsBootstrapPresets, SmallPresetsBootstrapRealAndComplex) {
     ASSERT_FALSE(progress.empty());
     EXPECT_EQ(progress.back(), bootstrapper.key_count());
     EXPECT_TRUE(std::ranges::is_sorted(progress));
+    // Each Galois key holds only the towers of the highest level it is used
+    // at: the SlotsToCoeffs keys sit below the top (and the bootstrap below
+    // runs with them).
+    std::size_t below_top = 0;
+    for (const auto& [g, level] : bootstrapper.galois_key_levels()) {
+      EXPECT_EQ(keys.galois.at(g).max_level(), level) << "element " << g;
+      below_top += level < setup.context->max_level() ? 1 : 0;
+    }
+    EXPECT_GT(below_top, 0u);
     // dnum digits of (b, a), each over all L ciphertext and K special towers.
     const rlwe::Parameters& p = preset.parameters;
     EXPECT_EQ(key_switch_key_bytes(keys.relin.key),

@@ -38,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -109,6 +110,11 @@ class HEFT_EXPORT Bootstrapper {
   // Rotation steps to make Galois keys for (KeyGenerator::create_galois_keys
   // with include_conjugation = true): the SubSum steps and every transform's.
   [[nodiscard]] std::vector<int64_t> rotation_steps() const;
+  // Each Galois element the bootstrap uses (rotations and conjugation) and
+  // the highest level it is used at. create_keys makes each key for that
+  // level only, which at N = 2^16 shrinks the SlotsToCoeffs keys by half or
+  // more (KeyGenerator::create_galois_keys_for_elements with max_level).
+  [[nodiscard]] std::map<uint64_t, std::size_t> galois_key_levels() const;
   // Levels the bootstrapping spends from the top, and the level of its output.
   [[nodiscard]] std::size_t depth() const noexcept;
   // The same for `parameters`, without building the transforms (it builds

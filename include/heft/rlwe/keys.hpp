@@ -1,7 +1,11 @@
 // Secret, public and key-switching keys (relinearization and Galois keys are
 // key-switching keys), and the generator that makes them.
 //
-// All keys hold NTT-form polynomials at the top level. Key-switching keys are
+// All keys hold NTT-form polynomials, at the top level unless made for a lower
+// one: a key-switching key made for level l holds only the towers of Q_l (and
+// the digits that cover them) and switches ciphertexts at level l or below;
+// bootstrapping makes each rotation key for the level it is used at, which
+// shrinks the keys of the lower transforms. Key-switching keys are
 // hybrid: one (b_j, a_j) pair over Q*P per digit j, with
 //   b_j = -a_j s + e_j + P * g_j * s'   (mod Q*P),
 // where g_j = 1 modulo the primes of digit j and 0 modulo the other ciphertext
@@ -72,7 +76,7 @@ struct HEFT_EXPORT PublicKey {
 
 struct HEFT_EXPORT KeySwitchKey {
   std::shared_ptr<const Context> context;
-  std::vector<ExtendedPoly> b, a;  // one per digit, top level
+  std::vector<ExtendedPoly> b, a;  // one per digit of max_level(), over Q_max_level * P
   // 1 for relinearization and general keys; for a Galois key, the element g,
   // and b, a are stored permuted by X -> X^(g^-1) (see key_switching.hpp).
   uint64_t galois_element = 1;
@@ -81,6 +85,11 @@ struct HEFT_EXPORT KeySwitchKey {
   // The seed every a_j was expanded from (seeded_masks.hpp), for compact
   // serialization; checked against `a` before it is relied on.
   std::optional<ring::Prng::Seed> a_seed;
+
+  // The highest ciphertext level the key switches (its tower count less one).
+  [[nodiscard]] std::size_t max_level() const noexcept {
+    return b.empty() ? 0 : b.front().q.tower_count() - 1;
+  }
 };
 
 struct HEFT_EXPORT RelinKey {
@@ -145,18 +154,30 @@ class HEFT_EXPORT KeyGenerator {
   [[nodiscard]] RelinKey create_relin_key() const;
   // Keys for left rotations of the slots by each step (negative: right), and
   // for complex conjugation (CKKS) / column swap (BFV/BGV) if asked.
-  [[nodiscard]] GaloisKeys create_galois_keys(std::span<const int64_t> steps,
-                                              bool include_conjugation = false) const;
+  // max_level (default: the top) is the highest level the keys will switch
+  // at; keys for a lower level are smaller and quicker to make, and refuse
+  // ciphertexts above it (InvalidArgument). InvalidArgument if it is above
+  // the top level.
+  [[nodiscard]] GaloisKeys create_galois_keys(
+      std::span<const int64_t> steps, bool include_conjugation = false,
+      std::optional<std::size_t> max_level = std::nullopt) const;
   [[nodiscard]] GaloisKeys create_galois_keys_for_elements(
-      std::span<const uint64_t> elements) const;
+      std::span<const uint64_t> elements,
+      std::optional<std::size_t> max_level = std::nullopt) const;
   // The key that switches a ciphertext under s' (given over all of Q in NTT
   // form: s' enters the key only modulo the ciphertext primes) to this
-  // secret key. MismatchError if s' is not such a polynomial of the context.
-  [[nodiscard]] KeySwitchKey create_switch_key(const ring::RnsPoly& s_prime_q) const;
+  // secret key, for ciphertexts up to max_level (as above). MismatchError if
+  // s' is not such a polynomial of the context.
+  [[nodiscard]] KeySwitchKey create_switch_key(
+      const ring::RnsPoly& s_prime_q, std::optional<std::size_t> max_level = std::nullopt) const;
 
  private:
   // The error e scaled by error_scale_ (untouched when it is 1).
   void scale_error(ExtendedPoly& e) const;
+  // The tower count of a key for max_level (all towers when absent);
+  // InvalidArgument naming `operation` if it is above the top level.
+  [[nodiscard]] std::size_t key_tower_count(std::optional<std::size_t> max_level,
+                                            const char* operation) const;
 
   std::shared_ptr<const Context> context_;
   SecretKey secret_key_;
