@@ -2,7 +2,8 @@
 // Rows:
 //   CKKS_Bootstrap/<preset>/<order>/threads:<t>   one bootstrap, t = 1, 2:
 //       cts_first (CoeffsToSlots first) of a level-0 ciphertext, stc_first
-//       (SlotsToCoeffs first) of one at the entry level it needs;
+//       (SlotsToCoeffs first) of one at the entry level it needs, and
+//       cts_first_real / stc_first_real with real_slots (one EvalMod);
 //       counters: the precision over all slots (-log2 max and median abs
 //       error, real inputs uniform in [-1, 1]) and the output level;
 //   CKKS_BootstrapPhase/<preset>/<phase>/threads:<t> each phase alone
@@ -13,10 +14,9 @@
 //       encapsulates; counters: key bytes, key count.
 // Every row counts the peak memory so far (ru_maxrss, GiB). Set-up
 // (parameters, transforms, keys) is not timed, except by the KeyGen row.
-// Presets: small, small-encaps, n16-encaps. The dense-secret "n16" is not
-// registered: its keys (16 GiB) and transforms (3.7 GiB) do not fit a 23 GiB
-// machine. N = 2^16 rows take few iterations (seconds each, ~15 GiB): run
-// them alone, e.g.
+// Presets: small, small-encaps, n16-encaps, and the dense-secret n16 (its
+// whole bootstraps only: keys 11.5 GiB, peak about 21 GiB). N = 2^16 rows
+// take few iterations (seconds each, 15-21 GiB): run them alone, e.g.
 //   bench_bootstrap --benchmark_filter='n16-encaps'
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
@@ -60,9 +60,14 @@ void configure(benchmark::internal::Benchmark* b, const std::string& preset) {
 // A preset's context, bootstrapper and secret; the evaluation keys, the
 // level-0 input and each phase's output are made on first use (the KeyGen
 // row runs without them, so its keys are never held twice).
+circuits::BootstrapPreset with_real_slots(circuits::BootstrapPreset preset, bool real_slots) {
+  preset.bootstrap.real_slots = real_slots;
+  return preset;
+}
+
 struct Setup {
-  Setup(const std::string& name, circuits::BootstrapOrder order)
-      : preset(circuits::bootstrap_preset(name, order)),
+  Setup(const std::string& name, circuits::BootstrapOrder order, bool real_slots)
+      : preset(with_real_slots(circuits::bootstrap_preset(name, order), real_slots)),
         context(rlwe::Context::create(preset.parameters)),
         bootstrapper(context, preset.bootstrap),
         keygen(context),
@@ -105,14 +110,16 @@ struct Setup {
 // One set-up at a time (rows run grouped by preset and order): an N = 2^16
 // set-up holds about 12 GiB, two would not fit.
 Setup& setup_for(const std::string& name,
-                 circuits::BootstrapOrder order = circuits::BootstrapOrder::coeffs_to_slots_first) {
+                 circuits::BootstrapOrder order = circuits::BootstrapOrder::coeffs_to_slots_first,
+                 bool real_slots = false) {
   static std::string current;
   static std::unique_ptr<Setup> setup;
   const std::string key =
-      name + (order == circuits::BootstrapOrder::slots_to_coeffs_first ? "/stc" : "/cts");
+      name + (order == circuits::BootstrapOrder::slots_to_coeffs_first ? "/stc" : "/cts") +
+      (real_slots ? "/real" : "");
   if (key != current) {
     setup.reset();
-    setup = std::make_unique<Setup>(name, order);
+    setup = std::make_unique<Setup>(name, order, real_slots);
     current = key;
   }
   return *setup;
@@ -141,13 +148,14 @@ void register_keygen(const std::string& preset) {
   configure(b, preset);
 }
 
-void register_bootstrap(const std::string& preset, circuits::BootstrapOrder order, int threads) {
+void register_bootstrap(const std::string& preset, circuits::BootstrapOrder order, int threads,
+                        bool real_slots = false) {
   const bool stc = order == circuits::BootstrapOrder::slots_to_coeffs_first;
   const std::string name = "CKKS_Bootstrap/" + preset + (stc ? "/stc_first" : "/cts_first") +
-                           "/threads:" + std::to_string(threads);
+                           (real_slots ? "_real" : "") + "/threads:" + std::to_string(threads);
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
     heft::set_num_threads(static_cast<std::size_t>(threads));
-    Setup& s = setup_for(preset, order);
+    Setup& s = setup_for(preset, order, real_slots);
     s.make_keys();
     rlwe::Ciphertext out;
     for (auto _ : state)
@@ -202,6 +210,12 @@ int main(int argc, char** argv) {
     }
     for (int threads : {1, 2})
       register_bootstrap(preset, circuits::BootstrapOrder::slots_to_coeffs_first, threads);
+    for (const auto order : {circuits::BootstrapOrder::coeffs_to_slots_first,
+                             circuits::BootstrapOrder::slots_to_coeffs_first})
+      for (int threads : {1, 2})
+        register_bootstrap(preset, order, threads, true);
   }
+  for (int threads : {1, 2})
+    register_bootstrap("n16", circuits::BootstrapOrder::coeffs_to_slots_first, threads);
   return run_benchmarks(argc, argv);
 }

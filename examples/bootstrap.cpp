@@ -9,13 +9,15 @@
 //   heft_bootstrap --preset n16-encaps
 //                                  N = 2^16, 128-bit, sparse-secret
 //                                  encapsulation (a minute, 15 GiB)
-//   heft_bootstrap --preset n16    the same without encapsulation: where the
-//                                  keys would not fit (16 GiB of keys on a
-//                                  23 GiB machine), only EvalMod runs
+//   heft_bootstrap --preset n16    the same without encapsulation (about 21
+//                                  GiB); where the keys would not fit the
+//                                  memory, only EvalMod runs
 //   --threads T                    worker threads (default: heft's)
 //   --order cts|stc                CoeffsToSlots first (default) or
 //                                  SlotsToCoeffs first (the input is
 //                                  encrypted at the entry level it needs)
+//   --real-slots                   bootstrap the real parts only (one EvalMod;
+//                                  complex inputs come back as their real parts)
 //   --message-ratio BITS           log2(q_0 / scale) to bring inputs to before
 //                                  ModRaise (default: the preset's; 0: none)
 #include <sys/resource.h>
@@ -117,13 +119,14 @@ int eval_mod_only(const heft::circuits::BootstrapPreset& preset,
   return 0;
 }
 
-int run(const std::string& preset_name, int message_ratio_bits, bool stc_first) {
+int run(const std::string& preset_name, int message_ratio_bits, bool stc_first, bool real_slots) {
   namespace circuits = heft::circuits;
   const auto setup_start = Clock::now();
   circuits::BootstrapPreset preset = circuits::bootstrap_preset(
       preset_name, stc_first ? circuits::BootstrapOrder::slots_to_coeffs_first
                              : circuits::BootstrapOrder::coeffs_to_slots_first);
   if (message_ratio_bits >= 0) preset.bootstrap.message_ratio_bits = message_ratio_bits;
+  preset.bootstrap.real_slots = real_slots;
   const auto context = heft::rlwe::Context::create(preset.parameters);
   const circuits::Bootstrapper bootstrapper(context, preset.bootstrap);
   const double setup_seconds = seconds_since(setup_start);
@@ -139,22 +142,17 @@ int run(const std::string& preset_name, int message_ratio_bits, bool stc_first) 
   std::printf("  threads %zu; set-up (parameters, transforms, sine) %.2f s\n", heft::num_threads(),
               setup_seconds);
 
-  // Every key-switching key holds dnum digits of (b, a) over all of Q * P.
-  const auto& params = preset.parameters;
-  const double key_size =
-      16.0 * static_cast<double>(params.digit_count()) *
-      static_cast<double>(params.ciphertext_moduli.size() + params.special_moduli.size()) *
-      static_cast<double>(params.degree);
-  const double projected = peak_memory_gib() + (bootstrapper.rotation_steps().size() + 2) *
-                                                   key_size / (1024.0 * 1024.0 * 1024.0);
+  // Each key holds its level's digits over that level's towers and P.
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  const double projected = peak_memory_gib() + bootstrapper.key_bytes() / gib;
   const double physical = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
-                          static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0 * 1024.0);
+                          static_cast<double>(sysconf(_SC_PAGESIZE)) / gib;
   std::printf(
-      "  transforms built: %.2f GiB so far; %zu rotation keys, conjugation and relinearization, "
-      "%.3f GiB "
-      "each: %.1f GiB projected, this machine has %.1f GiB\n",
-      peak_memory_gib(), bootstrapper.rotation_steps().size(),
-      key_size / (1024.0 * 1024.0 * 1024.0), projected, physical);
+      "  transforms built: %.2f GiB so far; %zu keys (rotations, conjugation, relinearization%s, "
+      "each at the level it is used at) %.2f GiB: %.1f GiB projected, this machine has %.1f GiB\n",
+      peak_memory_gib(), bootstrapper.key_count(),
+      preset.bootstrap.sparse_secret_weight > 0 ? ", encapsulation" : "",
+      bootstrapper.key_bytes() / gib, projected, physical);
   if (projected > 0.9 * physical) return eval_mod_only(preset, context, bootstrapper);
 
   const auto keygen_start = Clock::now();
@@ -173,10 +171,9 @@ int run(const std::string& preset_name, int message_ratio_bits, bool stc_first) 
   double galois_bytes = 0;
   for (const uint64_t g : keys.galois.elements())
     galois_bytes += heft::circuits::key_switch_key_bytes(keys.galois.at(g));
-  const double gib = 1024.0 * 1024.0 * 1024.0;
   std::printf(
       "key generation %.2f s: relinearization key %.3f GiB, %zu Galois keys %.3f GiB "
-      "(%zu rotations + conjugation, each at the top level)",
+      "(%zu rotations + conjugation, each at the level it is used at)",
       keygen_seconds, heft::circuits::key_switch_key_bytes(keys.relin.key) / gib,
       keys.galois.size(), galois_bytes / gib, bootstrapper.rotation_steps().size());
   if (keys.sparse) {
@@ -202,12 +199,17 @@ int run(const std::string& preset_name, int message_ratio_bits, bool stc_first) 
     const auto start = Clock::now();
     const auto output = bootstrapper.bootstrap(input, keys, &times);
     const double total = seconds_since(start);
-    const Precision bits = precision(encoder.decode(decryptor.decrypt(output)), x);
+    // Real slots bootstrap the real parts: those are what comes back.
+    std::vector<cd> want = x;
+    if (real_slots)
+      for (auto& v : want)
+        v = v.real();
+    const Precision bits = precision(encoder.decode(decryptor.decrypt(output)), want);
     std::printf(
-        "%s inputs: bootstrap %.2f s (ModRaise+SubSum %.2f, CoeffsToSlots %.2f, "
+        "%s inputs%s: bootstrap %.2f s (ModRaise+SubSum %.2f, CoeffsToSlots %.2f, "
         "EvalMod %.2f, SlotsToCoeffs %.2f), output level %zu\n",
-        complex ? "complex" : "real", total, times.mod_raise, times.coeffs_to_slots, times.eval_mod,
-        times.slots_to_coeffs, output.level());
+        complex ? "complex" : "real", real_slots ? " (real slots)" : "", total, times.mod_raise,
+        times.coeffs_to_slots, times.eval_mod, times.slots_to_coeffs, output.level());
     std::printf("  precision over %zu slots, -log2 |error|: max %.1f, mean %.1f, median %.1f\n",
                 x.size(), bits.max_bits, bits.mean_bits, bits.median_bits);
   }
@@ -221,6 +223,7 @@ int main(int argc, char** argv) {
   std::string preset = "small";
   int message_ratio_bits = -1;
   bool stc_first = false;
+  bool real_slots = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--preset" && i + 1 < argc) {
@@ -234,18 +237,20 @@ int main(int argc, char** argv) {
       stc_first = order == "stc";
     } else if (arg == "--message-ratio" && i + 1 < argc) {
       message_ratio_bits = std::atoi(argv[++i]);
+    } else if (arg == "--real-slots") {
+      real_slots = true;
     } else if (arg == "--threads" && i + 1 < argc) {
       heft::set_num_threads(static_cast<std::size_t>(std::atoi(argv[++i])));
     } else {
       std::fprintf(stderr,
-                   "usage: %s [--preset small|small-encaps|n16|n16-encaps] [--threads T] "
-                   "[--message-ratio BITS]\n",
+                   "usage: %s [--preset small|small-encaps|n16|n16-encaps] [--order cts|stc] "
+                   "[--real-slots] [--threads T] [--message-ratio BITS]\n",
                    argv[0]);
       return 2;
     }
   }
   try {
-    return run(preset, message_ratio_bits, stc_first);
+    return run(preset, message_ratio_bits, stc_first, real_slots);
   } catch (const heft::Error& e) {
     std::fprintf(stderr, "heft_bootstrap: %s\n", e.what());
     return 1;

@@ -32,7 +32,7 @@ rlwe::Ciphertext Bootstrapper::refine(const rlwe::Ciphertext& x, const rlwe::Rel
                           " is outside [3, 50]; pass a lower bound on one bootstrap's "
                           "precision (BootstrapPreset::precision_bits)");
   }
-  const rlwe::Ciphertext low = scaled_up(x, entry_level());
+  const rlwe::Ciphertext low = scaled_up(x, entry_level(), keys);
   const rlwe::Ciphertext first = run(low, relin, keys, sparse, nullptr);
   // Back at low's level with low's scale exactly (one rescale).
   const rlwe::Ciphertext back = evaluator_.align_to(first, low.level(), low.scale);

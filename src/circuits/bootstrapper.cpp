@@ -88,8 +88,14 @@ Bootstrapper::Bootstrapper(std::shared_ptr<const rlwe::Context> context,
     options.slots = n;
     coeffs_to_slots_.push_back(LinearTransform::from_diagonals(encoder_, to_slots[i], options));
   }
-  const auto to_coeffs = slots_to_coeffs_matrices(n, parameters.slots_to_coeffs_levels, 1.0);
+  auto to_coeffs = slots_to_coeffs_matrices(n, parameters.slots_to_coeffs_levels, 1.0);
   const bool stc_first = parameters.order == BootstrapOrder::slots_to_coeffs_first;
+  // Real slots after EvalMod: the first matrix takes D r, r_0 halved (the
+  // file comment says why); r_0 is slot 0, so column 0 is halved.
+  if (parameters.real_slots && !stc_first) {
+    for (auto& [k, diagonal] : to_coeffs.front())
+      diagonal[(n - static_cast<std::size_t>(k)) % n] *= 0.5;
+  }
   // SlotsToCoeffs first: on the input's levels entry_level() .. 1, keeping
   // its scale. Otherwise below EvalMod, with the scale-down described at
   // slots_to_coeffs_scale_down.
@@ -201,8 +207,19 @@ rlwe::Ciphertext Bootstrapper::at_level(const rlwe::Ciphertext& x, std::size_t l
   return low;
 }
 
-rlwe::Ciphertext Bootstrapper::scaled_up(const rlwe::Ciphertext& x, std::size_t level) const {
+rlwe::Ciphertext Bootstrapper::real_part(const rlwe::Ciphertext& x,
+                                         const rlwe::GaloisKeys& keys) const {
+  rlwe::Ciphertext twice = evaluator_.add(x, evaluator_.conjugate(x, keys));
+  twice.scale *= 2;
+  return twice;
+}
+
+rlwe::Ciphertext Bootstrapper::scaled_up(const rlwe::Ciphertext& x, std::size_t level,
+                                         const rlwe::GaloisKeys& keys) const {
   rlwe::Ciphertext low = at_level(x, level);
+  // Made real before the scale-up, whose integer then accounts for the
+  // doubled integers through the doubled scale label.
+  if (parameters_.real_slots) low = real_part(low, keys);
   if (parameters_.message_ratio_bits == 0) return low;
   // The largest integer that keeps the values (|v| <= 1) at q_0 / 2^bits or
   // below; none when the scale is there already. (With SlotsToCoeffs first
@@ -245,14 +262,14 @@ rlwe::Ciphertext Bootstrapper::raise(const rlwe::Ciphertext& low, const rlwe::Ga
 rlwe::Ciphertext Bootstrapper::mod_raise(const rlwe::Ciphertext& x,
                                          const rlwe::GaloisKeys& keys) const {
   require_sparse_keys(nullptr, "Bootstrapper::mod_raise");
-  return raise(scaled_up(x, 0), keys, nullptr);
+  return raise(scaled_up(x, 0, keys), keys, nullptr);
 }
 
 rlwe::Ciphertext Bootstrapper::mod_raise(const rlwe::Ciphertext& x,
                                          const BootstrapKeys& keys) const {
   const SparseSecretKeys* sparse = keys.sparse ? &*keys.sparse : nullptr;
   require_sparse_keys(sparse, "Bootstrapper::mod_raise");
-  return raise(scaled_up(x, 0), keys.galois, sparse);
+  return raise(scaled_up(x, 0, keys.galois), keys.galois, sparse);
 }
 
 rlwe::Ciphertext Bootstrapper::apply_in_turn(const rlwe::Ciphertext& x,
@@ -280,7 +297,8 @@ rlwe::Ciphertext Bootstrapper::eval_mod(const rlwe::Ciphertext& x, const rlwe::R
       evaluator_.multiply_monomial(evaluator_.sub(x, conjugate), 3 * half);
   const std::size_t level = real2.level() - sine_.depth();
   const double scale = target_scale > 0 ? target_scale : evaluator_.scale_at(level);
-  const rlwe::Ciphertext real = polynomials.evaluate(real2, sine_, scale);
+  rlwe::Ciphertext real = polynomials.evaluate(real2, sine_, scale);
+  if (parameters_.real_slots) return real;  // the imaginary parts are not needed
   const rlwe::Ciphertext imag = polynomials.evaluate(imag2, sine_, scale);
   return evaluator_.add(real, evaluator_.multiply_monomial(imag, half));
 }
@@ -320,6 +338,8 @@ rlwe::Ciphertext Bootstrapper::run(const rlwe::Ciphertext& low, const rlwe::Reli
   t.eval_mod = lap(start);
   if (!stc_first) {
     y = slots_to_coeffs(y, keys);
+    // Real slots: z = 2 Re(SlotsToCoeffs(D r)) (see the file comment).
+    if (parameters_.real_slots) y = evaluator_.add(y, evaluator_.conjugate(y, keys));
     t.slots_to_coeffs = lap(start);
   }
   // The slots hold the input's values times Delta / q_0.
@@ -331,19 +351,35 @@ rlwe::Ciphertext Bootstrapper::bootstrap(const rlwe::Ciphertext& x, const rlwe::
                                          const rlwe::GaloisKeys& keys,
                                          BootstrapPhaseTimes* times) const {
   require_sparse_keys(nullptr, "bootstrap");
-  return run(scaled_up(x, entry_level()), relin, keys, nullptr, times);
+  return run(scaled_up(x, entry_level(), keys), relin, keys, nullptr, times);
 }
 
 rlwe::Ciphertext Bootstrapper::bootstrap(const rlwe::Ciphertext& x, const BootstrapKeys& keys,
                                          BootstrapPhaseTimes* times) const {
   const SparseSecretKeys* sparse = keys.sparse ? &*keys.sparse : nullptr;
   require_sparse_keys(sparse, "bootstrap");
-  return run(scaled_up(x, entry_level()), keys.relin, keys.galois, sparse, times);
+  return run(scaled_up(x, entry_level(), keys.galois), keys.relin, keys.galois, sparse, times);
 }
 
 std::size_t Bootstrapper::key_count() const {
   // Relinearization, each rotation and conjugation, and the two sparse-secret keys.
   return 1 + galois_key_levels().size() + (encapsulation_ ? 2 : 0);
+}
+
+double Bootstrapper::key_bytes() const {
+  // A key for level l: its digits, each a (b, a) pair over l + 1 ciphertext
+  // and K special towers of N words.
+  const auto bytes_at = [&](std::size_t level) {
+    return 16.0 * static_cast<double>(context_->digit_count_at(level) *
+                                      (level + 1 + context_->special_count()) * context_->degree());
+  };
+  double total = bytes_at(context_->max_level());  // relinearization
+  for (const auto& [g, level] : galois_key_levels())
+    total += bytes_at(level);
+  // Encapsulation: to_dense at the top, to_sparse over {q_0} and {p_0} only.
+  if (encapsulation_)
+    total += bytes_at(context_->max_level()) + 16.0 * 2 * static_cast<double>(context_->degree());
+  return total;
 }
 
 BootstrapKeys Bootstrapper::create_keys(const rlwe::SecretKey& secret,

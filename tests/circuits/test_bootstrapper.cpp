@@ -8,6 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <numbers>
 #include <random>
 #include <vector>
 
@@ -253,6 +254,70 @@ TEST(CircuitsBootstrapper, EachPhaseAloneMatchesItsPlaintextCounterpart) {
     const auto want =
         apply(slots_to_coeffs_matrices(n, preset.bootstrap.slots_to_coeffs_levels, 1.0), u);
     EXPECT_LT(testing::max_error(setup.decrypt(y), want), std::ldexp(1.0, -18));
+  }
+}
+
+// Real slots: both orders, full and 64 slots, with the keys create_keys
+// makes. Real inputs come back within the order's stated precision, twice
+// in a row too; an input with imaginary parts comes back as its real parts;
+// EvalMod alone evaluates the real parts only.
+TEST(CircuitsBootstrapper, RealSlotsBothOrdersFullAndSparse) {
+  std::mt19937_64 rng(10);
+  for (const BootstrapOrder order :
+       {BootstrapOrder::coeffs_to_slots_first, BootstrapOrder::slots_to_coeffs_first}) {
+    const BootstrapPreset preset = bootstrap_preset("small-encaps", order);
+    testing::CkksSetup setup(rlwe::Context::create(preset.parameters));
+    for (const std::size_t slots : {std::size_t{0}, std::size_t{64}}) {
+      BootstrapParameters parameters = preset.bootstrap;
+      parameters.slots = slots;
+      parameters.real_slots = true;
+      const Bootstrapper bootstrapper(setup.context, parameters);
+      const BootstrapKeys keys = bootstrapper.create_keys(setup.keygen.secret_key());
+      const std::size_t n = bootstrapper.slots();
+      const auto x = random_values(n, false, rng);
+      const auto input = setup.encrypt(x, bootstrapper.entry_level(), slots);
+      const auto once = bootstrapper.bootstrap(input, keys);
+      EXPECT_EQ(once.level(), bootstrapper.output_level());
+      EXPECT_NEAR(once.scale / setup.evaluator.scale_at(once.level()), 1.0, 1e-9);
+      const auto twice = bootstrapper.bootstrap(once, keys);
+      const double first = testing::max_error(setup.decrypt(once), x);
+      const double second = testing::max_error(setup.decrypt(twice), x);
+      // A complex input: its real parts, the imaginary parts gone.
+      const auto z = random_values(n, true, rng);
+      std::vector<cd> real_parts(n);
+      for (std::size_t i = 0; i < n; ++i)
+        real_parts[i] = z[i].real();
+      const auto projected =
+          bootstrapper.bootstrap(setup.encrypt(z, bootstrapper.entry_level(), slots), keys);
+      const double real_error = testing::max_error(setup.decrypt(projected), real_parts);
+      std::printf(
+          "real slots, %s, %zu slots: max error 2^%.1f once, 2^%.1f twice, 2^%.1f from a "
+          "complex input\n",
+          order == BootstrapOrder::coeffs_to_slots_first ? "CoeffsToSlots first"
+                                                         : "SlotsToCoeffs first",
+          n, std::log2(first), std::log2(second), std::log2(real_error));
+      EXPECT_LT(first, std::ldexp(1.0, -preset.precision_bits));
+      EXPECT_LT(second, std::ldexp(1.0, 1 - preset.precision_bits));
+      EXPECT_LT(real_error, std::ldexp(1.0, -preset.precision_bits));
+    }
+    // EvalMod alone: sin(2 pi Re w) / 2 pi, nothing imaginary.
+    BootstrapParameters parameters = preset.bootstrap;
+    parameters.real_slots = true;
+    const Bootstrapper bootstrapper(setup.context, parameters);
+    const BootstrapKeys keys = bootstrapper.create_keys(setup.keygen.secret_key());
+    const double q0 = static_cast<double>(preset.parameters.ciphertext_moduli[0]);
+    const std::size_t level = setup.context->max_level() - parameters.coeffs_to_slots_levels;
+    std::uniform_int_distribution<int> integer(-4, 4);
+    std::uniform_real_distribution<double> small(-std::ldexp(1.0, -10), std::ldexp(1.0, -10));
+    std::vector<cd> w(bootstrapper.slots()), want(w.size());
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      const double re = small(rng);
+      w[i] = cd(integer(rng) + re, integer(rng) + small(rng));
+      want[i] = std::sin(2 * std::numbers::pi * re) / (2 * std::numbers::pi);
+    }
+    const auto y = bootstrapper.eval_mod(
+        setup.encryptor.encrypt(setup.encoder.encode(w, q0, level)), keys.relin, keys.galois, q0);
+    EXPECT_LT(testing::max_error(setup.decrypt(y), want), std::ldexp(1.0, -30));
   }
 }
 

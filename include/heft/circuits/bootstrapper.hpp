@@ -28,6 +28,16 @@
 // an ephemeral sparse secret (sparse_secret_encapsulation.hpp), ModRaised
 // under it, and switched back at the top level, so that |I| <= (h' + 1) / 2.
 //
+// Real slots (BootstrapParameters::real_slots): the input is first made
+// real, x + conj(x) at its entry level (one key switch on few towers), and
+// EvalMod then runs on 2 Re only, one sine instead of two. With SlotsToCoeffs
+// first that is all (EvalMod's input is then the slots' values). With
+// CoeffsToSlots first the imaginary parts t_(k+n) are not lost: a real
+// message's coefficients satisfy t_(2n-k) = -t_k, so with r_k = t_k mod q_0
+// (k < n) the slots are z = 2 Re(SlotsToCoeffs(D r)), D halving r_0; D is
+// folded into the first SlotsToCoeffs matrix and 2 Re is one conjugation at
+// the output level.
+//
 // Levels: everything above is spent from the top; output_level() is what is
 // left. The failure probability is that of |I| > K: I's coefficients are
 // about normal with standard deviation sqrt((h + 1) / 12) for a secret of
@@ -79,6 +89,10 @@ struct HEFT_EXPORT BootstrapParameters {
   // to be at most about 1 in absolute value.
   int message_ratio_bits = 0;
   BootstrapOrder order = BootstrapOrder::coeffs_to_slots_first;
+  // Bootstrap the slots' real parts only (see the file comment): about half
+  // EvalMod's work. The output's imaginary parts are zero (within the
+  // precision), whatever the input's were.
+  bool real_slots = false;
 };
 
 // Every key a bootstrap needs (Bootstrapper::create_keys makes them).
@@ -136,6 +150,9 @@ class HEFT_EXPORT Bootstrapper {
                                           const KeyProgress& progress = {}) const;
   // How many keys create_keys makes (what its progress counts to).
   [[nodiscard]] std::size_t key_count() const;
+  // The bytes of their polynomials, from the shapes alone (no key is made):
+  // what to check against the memory before create_keys.
+  [[nodiscard]] double key_bytes() const;
 
   // The refreshed ciphertext: same values (within the precision), at
   // output_level(). `x` may be at any level (it is brought to level 0) and
@@ -168,7 +185,10 @@ class HEFT_EXPORT Bootstrapper {
                                                    const BootstrapKeys& keys, int bits) const;
 
   // The phases alone (for tests and benchmarks). mod_raise includes the
-  // scale-up, the sparse-secret switches (with keys.sparse) and SubSum.
+  // scale-up (after x + conj(x) with real_slots), the sparse-secret switches
+  // (with keys.sparse) and SubSum. slots_to_coeffs is the transforms alone
+  // (with real_slots and CoeffsToSlots first, the first one halves slot 0,
+  // and bootstrap() adds the conjugate after them).
   [[nodiscard]] rlwe::Ciphertext mod_raise(const rlwe::Ciphertext& x,
                                            const rlwe::GaloisKeys& keys) const;
   [[nodiscard]] rlwe::Ciphertext mod_raise(const rlwe::Ciphertext& x,
@@ -176,6 +196,7 @@ class HEFT_EXPORT Bootstrapper {
   [[nodiscard]] rlwe::Ciphertext coeffs_to_slots(const rlwe::Ciphertext& x,
                                                  const rlwe::GaloisKeys& keys) const;
   // target_scale: the output's scale (0: the default scale of its level).
+  // With real_slots, the real parts only (the output is real).
   [[nodiscard]] rlwe::Ciphertext eval_mod(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
                                           const rlwe::GaloisKeys& keys,
                                           double target_scale = 0) const;
@@ -188,8 +209,13 @@ class HEFT_EXPORT Bootstrapper {
   // x at `level` (a pending rescale done first), after the slot-count
   // check; InvalidArgument if x is below it.
   [[nodiscard]] rlwe::Ciphertext at_level(const rlwe::Ciphertext& x, std::size_t level) const;
-  // x at `level`, then scaled up to the message ratio.
-  [[nodiscard]] rlwe::Ciphertext scaled_up(const rlwe::Ciphertext& x, std::size_t level) const;
+  // x at `level`, made real when real_slots is set, then scaled up to the
+  // message ratio.
+  [[nodiscard]] rlwe::Ciphertext scaled_up(const rlwe::Ciphertext& x, std::size_t level,
+                                           const rlwe::GaloisKeys& keys) const;
+  // x + conj(x), its scale label doubled: the same values' real parts.
+  [[nodiscard]] rlwe::Ciphertext real_part(const rlwe::Ciphertext& x,
+                                           const rlwe::GaloisKeys& keys) const;
   // Each phase after the level-0 preparation; `sparse` null without
   // encapsulation.
   [[nodiscard]] rlwe::Ciphertext raise(const rlwe::Ciphertext& x, const rlwe::GaloisKeys& keys,
