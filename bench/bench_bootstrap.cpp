@@ -11,7 +11,8 @@
 //       previous phase's output;
 //   CKKS_BootstrapKeyGen/<preset>   every key (Bootstrapper::create_keys):
 //       relinearization, Galois, and the sparse-secret pair where the preset
-//       encapsulates; counters: key bytes, key count.
+//       encapsulates; counters: key bytes, key count, and the user and
+//       system CPU seconds per key set (system: first touch of fresh pages).
 // Every row counts the peak memory so far (ru_maxrss, GiB). Set-up
 // (parameters, transforms, keys) is not timed, except by the KeyGen row.
 // Presets: small, small-encaps, n16-encaps, and the dense-secret n16 (its
@@ -28,6 +29,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "heft/circuits/bootstrap_presets.hpp"
@@ -48,6 +50,17 @@ double peak_memory_gib() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / (1024.0 * 1024.0);
+}
+
+// User and system CPU seconds of this process so far (system time is mostly
+// the kernel zeroing fresh pages on first touch).
+std::pair<double, double> cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);
+  };
+  return {seconds(usage.ru_utime), seconds(usage.ru_stime)};
 }
 
 // Milliseconds, wall-clock; one iteration per N = 2^16 row (each is
@@ -130,6 +143,7 @@ void register_keygen(const std::string& preset) {
       ("CKKS_BootstrapKeyGen/" + preset).c_str(), [=](benchmark::State& state) {
         Setup& s = setup_for(preset);
         double bytes = 0, count = 0;
+        const auto [user_before, system_before] = cpu_seconds();
         for (auto _ : state) {
           const circuits::BootstrapKeys keys = s.bootstrapper.create_keys(s.keygen.secret_key());
           bytes = heft::circuits::key_switch_key_bytes(keys.relin.key);
@@ -141,8 +155,13 @@ void register_keygen(const std::string& preset) {
           }
           count = static_cast<double>(s.bootstrapper.key_count());
         }
+        const auto [user_after, system_after] = cpu_seconds();
+        const double iterations = static_cast<double>(state.iterations());
         state.counters["key_bytes"] = bytes;
         state.counters["keys"] = count;
+        // Per key set: the arithmetic (user) and the kernel's page work (system).
+        state.counters["user_s"] = (user_after - user_before) / iterations;
+        state.counters["system_s"] = (system_after - system_before) / iterations;
         state.counters["peak_gib"] = peak_memory_gib();
       });
   configure(b, preset);
