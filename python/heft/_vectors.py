@@ -160,6 +160,33 @@ class CKKSVector(_Vector):
         self.data = self.conv2d_im2col(kernel, windows_nb).data
         return self
 
+    def rotate(self, steps):
+        """The values rotated left by `steps` (negative: right), cyclically over the
+        vector's own size, as numpy.roll(values, -steps); the data stays encrypted.
+        Needs Galois keys for the slot steps involved (generate_galois_keys() has them)
+        and one level, unless the vector fills its ciphertexts exactly."""
+        return self._wrap(self._native().rotate(int(steps)))
+
+    def rotate_(self, steps):
+        self.data = self.rotate(steps).data
+        return self
+
+    def __getitem__(self, index):
+        """v[i] (a 1-sized vector) or v[begin:end] (step 1): the values stay encrypted;
+        one level unless nothing moves within whole ciphertexts."""
+        size = self.size()
+        if isinstance(index, slice):
+            begin, end, step = index.indices(size)
+            if step != 1:
+                raise ValueError("CKKSVector slices take step 1")
+            return self._wrap(self._native().slice(begin, end))
+        if isinstance(index, numbers.Integral):
+            i = int(index) + size if index < 0 else int(index)
+            if not 0 <= i < size:
+                raise IndexError(f"index {index} is out of range for {size} values")
+            return self._wrap(self._native().slice(i, i + 1))
+        raise TypeError("CKKSVector indices are integers or slices")
+
     def enc_matmul_plain(self, plain_vec, n_rows):
         raise NotImplementedError("enc_matmul_plain (an encrypted matrix times a plain vector): "
                                   "use ckks_tensor(...).mm for encrypted matrices")

@@ -86,9 +86,15 @@ void bind_vectors(py::module_& m) {
            [](const CKKSVector& a, const std::vector<double>& expected) {
              return unlocked([&] { return a.measure_noise_bits(expected); });
            })
-      .def("conv2d_im2col", [](const CKKSVector& a, const std::vector<std::vector<double>>& kernel,
-                               std::size_t windows) {
-        return unlocked([&] { return a.conv2d_im2col(kernel, windows); });
+      .def("conv2d_im2col",
+           [](const CKKSVector& a, const std::vector<std::vector<double>>& kernel,
+              std::size_t windows) {
+             return unlocked([&] { return a.conv2d_im2col(kernel, windows); });
+           })
+      .def("rotate", [](const CKKSVector& a,
+                        int64_t steps) { return unlocked([&] { return a.rotate(steps); }); })
+      .def("slice", [](const CKKSVector& a, std::size_t begin, std::size_t end) {
+        return unlocked([&] { return a.slice(begin, end); });
       });
   bind_arithmetic<CKKSVector, double>(ckks);
 

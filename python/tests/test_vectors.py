@@ -53,6 +53,27 @@ def test_ckks_vectors_longer_than_one_ciphertext(ckks_context):
     assert x.sum().decrypt() == pytest.approx([sum(a)], abs=1e-4)
 
 
+def test_ckks_rotations_and_slices_match_numpy(ckks_context):
+    a = values(5000, 4)  # two ciphertexts of 4096 slots
+    x = ts.ckks_vector(ckks_context, a)
+    for steps in (1, -3, 4096, 4999):
+        assert x.rotate(steps).decrypt() == pytest.approx(list(np.roll(a, -steps)), abs=1e-4)
+    assert x[100:4200].decrypt() == pytest.approx(a[100:4200], abs=1e-4)
+    assert x[-3:].decrypt() == pytest.approx(a[-3:], abs=1e-4)
+    assert x[7].decrypt() == pytest.approx([a[7]], abs=1e-4)
+    assert x[10:20].sum().decrypt() == pytest.approx([sum(a[10:20])], abs=1e-3)
+    y = x.copy()
+    y.rotate_(2)
+    assert y.decrypt() == pytest.approx(list(np.roll(a, -2)), abs=1e-4)
+    with pytest.raises(IndexError):
+        x[5000]
+    with pytest.raises(ValueError):
+        x[0:10:2]
+    with pytest.raises(ValueError, match="slice"):
+        x[10:10]
+    assert x.decrypt() == pytest.approx(a, abs=1e-5)
+
+
 def test_serialization_lazy_loading_and_pickling(ckks_context):
     a = values(6, 4)
     x = ts.ckks_vector(ckks_context, a)

@@ -135,6 +135,22 @@ class HEFT_EXPORT CKKSVector {
   // through circuits::PolynomialEvaluator in ceil(log2(degree + 1)) levels.
   [[nodiscard]] CKKSVector polyval(std::span<const double> coefficients) const;
 
+  // ---- rotations and slices (the values stay encrypted) ----
+  // The vector's own values rotated left by `steps` (negative: right),
+  // cyclically over size(): value i of the result is value (i + steps) mod
+  // size(). Each output ciphertext sums rotations of the input ciphertexts
+  // by whole slot steps (Galois keys for them or for steps that compose
+  // them: generate_galois_keys() has every power of two), each masked to the
+  // output slots it fills: one level, except for a vector that fills its
+  // ciphertexts exactly, where a rotation inside each ciphertext needs no
+  // mask and no level. InvalidArgument naming the missing steps, or when a
+  // mask is needed and no level is left.
+  [[nodiscard]] CKKSVector rotate(int64_t steps) const;
+  // Values [begin, end) as a new vector (Python's v[begin:end]): rotations
+  // and masks as rotate(), one level unless nothing moves within whole
+  // ciphertexts. InvalidArgument for an empty or out-of-range slice.
+  [[nodiscard]] CKKSVector slice(std::size_t begin, std::size_t end) const;
+
   // ---- serialization ----
   [[nodiscard]] rlwe::Bytes serialize(const rlwe::SaveOptions& options = {}) const;
   // FormatError / MismatchError as rlwe's loaders, and for a vector whose
@@ -149,6 +165,10 @@ class HEFT_EXPORT CKKSVector {
   // decrypt() with this key, or the context's (null).
   [[nodiscard]] std::vector<double> decrypt_with(const rlwe::SecretKey* secret_key) const;
   [[nodiscard]] std::vector<rlwe::Ciphertext> chunks_copy() const;
+  // out_size values, value p being value (p + offset) mod size() of this
+  // vector (ckks_vector_rotation.cpp); errors name `operation`.
+  [[nodiscard]] CKKSVector gather(std::size_t out_size, std::size_t offset,
+                                  const char* operation) const;
   void require_compatible(const CKKSVector& other, const char* operation) const;
   // The values of chunk c of a plain vector (zeros past its end).
   [[nodiscard]] std::vector<double> chunk_values(std::span<const double> plain,
