@@ -216,6 +216,16 @@ class BFVVector(_Vector):
     def _wrap(self, native):
         return BFVVector(native, self._context)
 
+    @staticmethod
+    def pack_vectors(vectors):
+        """The vectors' values one after another in one vector (they must fit one
+        row of N/2 slots)."""
+        vectors = list(vectors)
+        if not vectors:
+            raise ValueError("pack_vectors needs at least one vector")
+        return BFVVector(_heft.BFVVector.pack_vectors([v._native() for v in vectors]),
+                         vectors[0]._context)
+
 
 def ckks_vector(context, vector, scale=None):
     """TenSEAL's ts.ckks_vector: `vector` encrypted at the context's global scale."""

@@ -102,6 +102,12 @@ void bind_vectors(py::module_& m) {
   bfv.def_static("encrypt", [](TensorContext::Ptr context, const std::vector<int64_t>& values) {
     return unlocked([&] { return BFVVector::encrypt(std::move(context), values); });
   });
+  bfv.def_static("pack_vectors", [](const std::vector<const BFVVector*>& vectors) {
+    std::vector<BFVVector> copies;
+    for (const BFVVector* v : vectors)
+      copies.push_back(v->copy());
+    return unlocked([&] { return BFVVector::pack_vectors(copies); });
+  });
   bind_arithmetic<BFVVector, int64_t>(bfv);
 
   m.def("im2col_encoding", [](TensorContext::Ptr context, const tensor::Matrix& image,

@@ -74,6 +74,13 @@ def test_ckks_rotations_and_slices_match_numpy(ckks_context):
     assert x.decrypt() == pytest.approx(a, abs=1e-5)
 
 
+def test_bfv_pack_vectors_concatenates(bfv_context):
+    rng = random.Random(5)
+    vectors = [[rng.randrange(-1000, 1000) for _ in range(11)] for _ in range(4)]
+    packed = ts.BFVVector.pack_vectors([ts.bfv_vector(bfv_context, v) for v in vectors])
+    assert packed.decrypt() == [x for v in vectors for x in v]
+
+
 def test_serialization_lazy_loading_and_pickling(ckks_context):
     a = values(6, 4)
     x = ts.ckks_vector(ckks_context, a)

@@ -185,4 +185,41 @@ BFVVector BFVVector::polyval(std::span<const int64_t> coefficients) const {
   return out.add(coefficients[0]);
 }
 
+BFVVector BFVVector::pack_vectors(std::span<const BFVVector> vectors) {
+  constexpr const char* op = "BFVVector::pack_vectors";
+  if (vectors.empty()) throw InvalidArgument(std::string(op) + ": no vector");
+  const TensorContext::Ptr& context = vectors[0].context_;
+  std::vector<std::size_t> offsets;
+  std::vector<int64_t> steps;
+  std::size_t total = 0;
+  for (const BFVVector& v : vectors) {
+    v.require_valid(op);
+    detail::require_same_context(context, v.context_, op);
+    offsets.push_back(total);
+    if (total) steps.push_back(-static_cast<int64_t>(total));
+    total += v.size_;
+  }
+  const std::size_t row = context->slot_count() / 2;
+  if (total > row) {
+    throw InvalidArgument(std::string(op) + ": " + std::to_string(total) +
+                          " values do not fit one row of " + std::to_string(row) + " slots");
+  }
+  context->require_rotations(steps, false, op);
+  const auto& evaluator = context->bfv_evaluator();
+  const rlwe::GaloisKeys* keys = steps.empty() ? nullptr : &context->galois_keys(op);
+  // Each vector cleaned (its padding zero, so that what a rotation right
+  // brings round to the front is zeros) and moved to its offset.
+  auto placed = detail::map_chunks(vectors.size(), [&](std::size_t i) {
+    Ciphertext ct = std::move(vectors[i].with_zero_padding().chunks_[0]);
+    if (offsets[i]) ct = evaluator.rotate_rows(ct, -static_cast<int64_t>(offsets[i]), *keys);
+    return ct;
+  });
+  Ciphertext sum = std::move(placed[0]);
+  for (std::size_t i = 1; i < placed.size(); ++i)
+    sum = evaluator.add(sum, placed[i]);
+  std::vector<Ciphertext> chunks;
+  chunks.push_back(std::move(sum));
+  return {context, std::move(chunks), total, true};
+}
+
 }  // namespace heft::tensor

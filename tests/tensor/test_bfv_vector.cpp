@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <random>
 #include <vector>
 
 #include "heft/tensor/bfv_vector.hpp"
@@ -155,6 +156,45 @@ TEST(BFVVector, ASpentNoiseBudgetIsRefusedNotDecryptedWrong) {
   const std::vector<int64_t> a = {3, -7, 12, 0, 5}, b = {2, 4, -6, 9, 1};
   const auto x = BFVVector::encrypt(context, a), y = BFVVector::encrypt(context, b);
   EXPECT_THROW((void)x.mul(y).sum().decrypt(), NoiseBudgetError);
+}
+
+// pack_vectors against concatenation, for TenSEAL's test sizes and counts
+// and for a vector whose padding holds values (a sum's partial sums).
+TEST(BFVVector, PackVectorsConcatenates) {
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int64_t> value(-1000, 1000);
+  for (const std::size_t count : {1, 2, 9}) {
+    for (const std::size_t size : {1, 3, 64}) {
+      std::vector<BFVVector> vectors;
+      Integers want;
+      for (std::size_t i = 0; i < count; ++i) {
+        Integers v(size);
+        for (auto& x : v)
+          x = value(rng);
+        want.insert(want.end(), v.begin(), v.end());
+        vectors.push_back(BFVVector::encrypt(context(), v));
+      }
+      const auto packed = BFVVector::pack_vectors(vectors);
+      EXPECT_EQ(packed.size(), want.size());
+      EXPECT_EQ(packed.decrypt(), want) << count << " x " << size;
+    }
+  }
+  std::vector<BFVVector> mixed;
+  mixed.push_back(BFVVector::encrypt(context(), Integers{1, 2, 3}).sum());  // padding not zero
+  mixed.push_back(BFVVector::encrypt(context(), Integers{4, 5}));
+  EXPECT_EQ(BFVVector::pack_vectors(mixed).decrypt(), (Integers{6, 4, 5}));
+  // Errors: nothing, too many values for a row, no keys for the offsets.
+  EXPECT_THROW((void)BFVVector::pack_vectors({}), InvalidArgument);
+  std::vector<BFVVector> too_many;
+  too_many.push_back(BFVVector::encrypt(context(), Integers(2000, 1)));
+  too_many.push_back(BFVVector::encrypt(context(), Integers(100, 1)));
+  EXPECT_THROW((void)BFVVector::pack_vectors(too_many), InvalidArgument);
+  const auto no_keys = testing::make_bfv_context(false);
+  std::vector<BFVVector> keyless;
+  keyless.push_back(BFVVector::encrypt(no_keys, Integers{1}));
+  keyless.push_back(BFVVector::encrypt(no_keys, Integers{2}));
+  EXPECT_THROW((void)BFVVector::pack_vectors(keyless), InvalidArgument);
+  EXPECT_EQ(keyless[0].decrypt(), (Integers{1}));
 }
 
 }  // namespace

@@ -90,6 +90,15 @@ class HEFT_EXPORT BFVVector {
   // ceil(log2 k) products deep.
   [[nodiscard]] BFVVector polyval(std::span<const int64_t> coefficients) const;
 
+  // The vectors' values one after another in one vector (TenSEAL's
+  // BFVVector.pack_vectors): each masked to its own slots where its padding
+  // may hold values, moved right by its offset (row rotations: Galois keys
+  // for those steps or steps that compose them) and added. The values must
+  // fit one row of N/2 slots, as rotations move values within a row.
+  // InvalidArgument for no vector, an empty one, or too many values;
+  // MismatchError for vectors of different contexts.
+  [[nodiscard]] static BFVVector pack_vectors(std::span<const BFVVector> vectors);
+
   [[nodiscard]] rlwe::Bytes serialize(const rlwe::SaveOptions& options = {}) const;
   [[nodiscard]] static BFVVector load(TensorContext::Ptr context, std::span<const uint8_t> bytes,
                                       const rlwe::LoadOptions& options = {});
