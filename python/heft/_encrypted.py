@@ -54,6 +54,10 @@ class Encrypted:
     def neg(self):
         return self._wrap(self._native().negate())
 
+    def neg_(self):
+        self.data = self._native().negate()
+        return self
+
     def square(self):
         return self._wrap(self._native().square())
 

@@ -181,6 +181,29 @@ class CKKSTensor(Encrypted):
             return float(other)
         return self._plain(other)
 
+    def _stretched_for(self, other):
+        """This tensor broadcast to its shape with a plain operand that has more or
+        longer axes (the native operations broadcast a plain operand one way only)."""
+        if isinstance(other, (CKKSTensor, numbers.Number)):
+            return self
+        import numpy
+        plain = other if isinstance(other, PlainTensor) else PlainTensor(other)
+        own = list(self._native().shape) if self._batched else self.shape
+        try:
+            target = list(numpy.broadcast_shapes(tuple(own), tuple(plain.shape)))
+        except ValueError:
+            return self  # the native call names the mismatch
+        return self if target == own else self.broadcast(target)
+
+    def add(self, other):
+        return self._wrap(self._stretched_for(other)._native().add(self._operand(other)))
+
+    def sub(self, other):
+        return self._wrap(self._stretched_for(other)._native().sub(self._operand(other)))
+
+    def mul(self, other):
+        return self._wrap(self._stretched_for(other)._native().mul(self._operand(other)))
+
     @property
     def shape(self):
         shape = list(self._native().shape)
@@ -234,12 +257,32 @@ class CKKSTensor(Encrypted):
     def sum(self, axis=0):
         return self._wrap(self._native().sum(int(axis) if self._batched else int(axis) + 1))
 
+    def sum_batch(self):
+        """The sum over the batch (TenSEAL's sum_batch): an unbatched tensor of the
+        other axes."""
+        if not self._batched:
+            raise ValueError("sum_batch needs a batched tensor (ckks_tensor(..., batch=True))")
+        return CKKSTensor(self._context, batch=False, native=self._native().sum(0))
+
+    def sum_batch_(self):
+        self.data, self._batched = self.sum_batch().data, False
+        return self
+
     def reshape(self, shape):
         shape = [int(d) for d in shape]
         return self._wrap(self._native().reshape(shape if self._batched else [1] + shape))
 
     def transpose(self):
         return self._wrap(self._native().transpose())
+
+    def broadcast(self, shape):
+        """numpy.broadcast_to: each value repeated as a copy of its ciphertext."""
+        shape = [int(d) for d in shape]
+        return self._wrap(self._native().broadcast_to(shape if self._batched else [1] + shape))
+
+    def broadcast_(self, shape):
+        self.data = self.broadcast(shape).data
+        return self
 
     def mm(self, other):
         if isinstance(other, CKKSTensor):
@@ -250,7 +293,38 @@ class CKKSTensor(Encrypted):
         return self._wrap(self._native().mm(self._plain(other)))
 
     matmul = mm
-    dot = mm
+
+    def dot(self, other):
+        """numpy.dot for tensors of one or two axes (vector . vector, vector . matrix,
+        matrix . vector, matrix . matrix), with a plain or an encrypted operand; a batched
+        tensor multiplies its [batch, n] rows by a plain matrix (mm). Unbatched, one
+        product level: the operands are broadcast against each other (each value is its
+        own ciphertext) and summed over the shared axis, with no rotation."""
+        if self._batched:
+            return self.mm(other)
+        if not isinstance(other, CKKSTensor):
+            other = other if isinstance(other, PlainTensor) else PlainTensor(other)
+        a, b = self.shape, other.shape
+        if len(a) > 2 or len(b) > 2:
+            raise NotImplementedError("dot of tensors with more than two axes")
+        if a[-1] != b[0]:
+            raise ValueError(f"dot: shapes {a} and {b} are not aligned")
+        if len(a) == 1 and len(b) == 1:
+            return (self * other).sum(0)
+        # A plain operand broadcasts to the encrypted one's shape only, so the
+        # encrypted one is stretched to the product's shape first.
+        if len(a) == 1:  # (n) . (n, m): (n, 1) * (n, m), summed over n
+            return (self.reshape([a[0], 1]).broadcast(b) * other).sum(0)
+        if len(b) == 1:  # (k, n) . (n): (k, n) * (n), summed over n
+            return (self * other).sum(1)
+        # (k, n) . (n, m): (k, n, 1) * (1, n, m), summed over n
+        product = [a[0], a[1], b[1]]
+        return (self.reshape([a[0], a[1], 1]).broadcast(product) *
+                other.reshape([1, b[0], b[1]])).sum(1)
+
+    def dot_(self, other):
+        self.data = self.dot(other).data
+        return self
 
     def conv2d(self, kernels, stride=1):
         return self._wrap(self._native().conv2d(self._plain(kernels), int(stride)))

@@ -81,10 +81,6 @@ class _Vector(Encrypted):
         self._native().mul_(self._operand(other))
         return self
 
-    def neg_(self):
-        self.data = self._native().negate()
-        return self
-
     def pow(self, power):
         if int(power) != power or power < 0:
             raise ValueError("pow takes a non-negative integer exponent")

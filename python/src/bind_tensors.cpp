@@ -72,6 +72,10 @@ void bind_tensors(py::module_& m) {
       .def("reshape", [](const CKKSTensor& a,
                          const Shape& shape) { return unlocked([&] { return a.reshape(shape); }); })
       .def("transpose", [](const CKKSTensor& a) { return unlocked([&] { return a.transpose(); }); })
+      .def("broadcast_to",
+           [](const CKKSTensor& a, const Shape& shape) {
+             return unlocked([&] { return a.broadcast_to(shape); });
+           })
       .def("mm", [](const CKKSTensor& a,
                     const PlainTensor& b) { return unlocked([&] { return a.mm(b); }); })
       .def("mm", [](const CKKSTensor& a,

@@ -53,3 +53,37 @@ def test_tensor_serialization(ckks_context):
     assert np.allclose(y.decrypt().numpy(), a, atol=1e-6)
     with pytest.raises(ts.FormatError):
         ts.ckks_tensor_from(ckks_context, x.serialize()[:-3])
+
+
+def test_unbatched_dot_broadcast_and_negation_match_numpy(ckks_context):
+    rng = np.random.default_rng(3)
+    close = lambda got, want: np.allclose(np.array(got.decrypt().tolist()), want, atol=1e-3)
+    for a_shape, b_shape in [((3,), (3, 4)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((4,), (4,))]:
+        a, b = rng.uniform(-1, 1, a_shape), rng.uniform(-1, 1, b_shape)
+        x = ts.ckks_tensor(ckks_context, ts.plain_tensor(a))
+        want = np.dot(a, b).reshape(-1) if a.ndim == b.ndim == 1 else np.dot(a, b)
+        assert close(x.dot(ts.plain_tensor(b)), want)
+        assert close(x.dot(ts.ckks_tensor(ckks_context, ts.plain_tensor(b))), want)
+        assert close(x, a)  # the operand is unchanged
+    a = rng.uniform(-1, 1, (2, 1))
+    x = ts.ckks_tensor(ckks_context, ts.plain_tensor(a))
+    assert x.broadcast([2, 4]).shape == [2, 4]
+    assert close(x.broadcast([2, 4]), np.broadcast_to(a, (2, 4)))
+    p = rng.uniform(-1, 1, (3, 2, 4))  # more and longer axes than x: x is stretched
+    assert close(x * ts.plain_tensor(p), a * p)
+    assert close(x + ts.plain_tensor(p), a + p)
+    y = x.copy()
+    y.neg_()
+    assert close(y, -a)
+    with pytest.raises(ValueError):
+        x.dot(ts.plain_tensor(rng.uniform(-1, 1, (3, 2))))
+
+
+def test_sum_batch_gives_the_unbatched_sum(ckks_context):
+    data = np.arange(24, dtype=float).reshape(4, 2, 3) / 24
+    x = ts.ckks_tensor(ckks_context, ts.plain_tensor(data), batch=True)
+    total = x.sum_batch()
+    assert total.shape == [2, 3]
+    assert np.allclose(np.array(total.decrypt().tolist()), data.sum(0), atol=1e-3)
+    with pytest.raises(ValueError):
+        total.sum_batch()

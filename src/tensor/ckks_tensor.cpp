@@ -281,6 +281,26 @@ CKKSTensor CKKSTensor::reshape(const Shape& shape) const {
   return {context_, copy().elements_, shape, clean_padding_};
 }
 
+CKKSTensor CKKSTensor::broadcast_to(const Shape& shape) const {
+  constexpr const char* op = "CKKSTensor::broadcast_to";
+  require_valid(op);
+  if (shape.empty() || shape[0] != batch_size())
+    throw MismatchError(std::string(op) + ": the new shape must keep the batch axis first");
+  const Shape target = without_batch(shape);
+  std::vector<std::size_t> sources;
+  try {
+    sources = broadcast_sources(inner_shape(), target);
+  } catch (const MismatchError&) {
+    throw MismatchError(std::string(op) + ": the tensor does not broadcast to that shape");
+  }
+  // Each element of the result is a copy of the ciphertext it reads.
+  std::vector<Ciphertext> elements;
+  elements.reserve(sources.size());
+  for (const std::size_t i : sources)
+    elements.push_back(elements_[i].clone());
+  return {context_, std::move(elements), shape, clean_padding_};
+}
+
 CKKSTensor CKKSTensor::transpose() const {
   constexpr const char* op = "CKKSTensor::transpose";
   require_valid(op);

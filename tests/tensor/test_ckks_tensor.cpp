@@ -98,6 +98,17 @@ TEST(CKKSTensor, SumsShapesAndProducts) {
   expect_close(a.transpose().decrypt(), {5, 3, 2}, transposed, 1e-6);
   const auto flat = a.reshape({5, 6});
   expect_close(flat.decrypt(), {5, 6}, a_values, 1e-6);
+  // numpy's broadcast_to over the axes after the batch: [5, 2, 1, 3] -> [5, 2, 4, 3].
+  Reals stretched(120);
+  for (std::size_t b = 0; b < 5; ++b)
+    for (std::size_t i = 0; i < 2; ++i)
+      for (std::size_t k = 0; k < 4; ++k)
+        for (std::size_t j = 0; j < 3; ++j)
+          stretched[((b * 2 + i) * 4 + k) * 3 + j] = a_values[(b * 2 + i) * 3 + j];
+  expect_close(a.reshape({5, 2, 1, 3}).broadcast_to({5, 2, 4, 3}).decrypt(), {5, 2, 4, 3},
+               stretched, 1e-6);
+  EXPECT_THROW((void)a.broadcast_to({5, 3, 3}), MismatchError);
+  EXPECT_THROW((void)a.broadcast_to({4, 2, 3}), MismatchError);  // the batch cannot change
   // [5, 6] x [6, 4].
   const Reals m = testing::random_reals(24, 3);
   Reals want(20, 0.0);

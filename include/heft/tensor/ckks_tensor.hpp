@@ -76,6 +76,10 @@ class HEFT_EXPORT CKKSTensor {
   [[nodiscard]] CKKSTensor sum(std::size_t axis) const;
   // A shape whose first axis is the batch (MismatchError otherwise).
   [[nodiscard]] CKKSTensor reshape(const Shape& shape) const;
+  // numpy's broadcast_to over the axes after the batch: `shape` keeps the
+  // batch first, and each element is a copy of the ciphertext it repeats
+  // (no work on them). MismatchError when it does not broadcast.
+  [[nodiscard]] CKKSTensor broadcast_to(const Shape& shape) const;
   // The axes after the batch reversed (a batch of matrices transposed).
   [[nodiscard]] CKKSTensor transpose() const;
   // [batch, n] x plain [n, m] -> [batch, m].
