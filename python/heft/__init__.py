@@ -13,14 +13,15 @@ from ._context import (ENCRYPTION_TYPE, SCHEME_TYPE, Context, SecretKey, context
 from ._vectors import (BFVVector, CKKSVector, bfv_vector, bfv_vector_from, ckks_vector,
                        ckks_vector_from, im2col_encoding, lazy_bfv_vector_from,
                        lazy_ckks_vector_from)
-from ._tensors import (CKKSTensor, PlainTensor, SignApproximation, ckks_tensor, ckks_tensor_from,
+from ._tensors import (BFVTensor, CKKSTensor, PlainTensor, SignApproximation, bfv_tensor,
+                       bfv_tensor_from, ckks_tensor, ckks_tensor_from, lazy_bfv_tensor_from,
                        lazy_ckks_tensor_from, plain_tensor)
 
 __all__ = [
-    "BFVVector", "CKKSTensor", "CKKSVector", "Context", "ENCRYPTION_TYPE", "Error", "FormatError",
+    "BFVTensor", "BFVVector", "CKKSTensor", "CKKSVector", "Context", "ENCRYPTION_TYPE", "Error", "FormatError",
     "InvalidArgument", "MismatchError", "NoiseBudgetError", "PlainTensor", "SCHEME_TYPE", "SecretKey",
-    "SignApproximation", "TransparentCiphertextError", "UnsupportedError", "bfv_vector", "bfv_vector_from", "ckks_tensor",
+    "SignApproximation", "TransparentCiphertextError", "UnsupportedError", "bfv_tensor", "bfv_tensor_from", "bfv_vector", "bfv_vector_from", "ckks_tensor",
     "ckks_tensor_from", "ckks_vector", "ckks_vector_from", "context", "context_from",
-    "im2col_encoding", "lazy_bfv_vector_from", "lazy_ckks_tensor_from", "lazy_ckks_vector_from",
+    "im2col_encoding", "lazy_bfv_tensor_from", "lazy_bfv_vector_from", "lazy_ckks_tensor_from", "lazy_ckks_vector_from",
     "plain_tensor",
 ]

@@ -1,4 +1,4 @@
-"""TenSEAL's PlainTensor and CKKSTensor over heft's C++ tensors.
+"""TenSEAL's PlainTensor, CKKSTensor and BFVTensor over heft's C++ tensors.
 
 heft's C++ CKKSTensor is batched on its first axis (one slot per batch
 entry, one ciphertext per element of the other axes). TenSEAL's
@@ -138,13 +138,13 @@ class SignApproximation:
         return self.data.depth()
 
 
-class CKKSTensor(Encrypted):
-    _native_type = _heft.CKKSTensor
+class _Tensor(Encrypted):
+    """What CKKSTensor and BFVTensor share: TenSEAL's tensor methods over a C++
+    tensor batched on its first axis (unbatched: a hidden batch of one)."""
 
-    """TenSEAL's CKKSTensor: an encrypted N-D tensor of reals."""
+    _kind = float
 
-    def __init__(self, context=None, tensor=None, scale=None, batch=False, native=None,
-                 lazy_bytes=None):
+    def __init__(self, context=None, tensor=None, batch=False, native=None, lazy_bytes=None):
         super().__init__(native, context, lazy_bytes)
         self._batched = bool(batch)
         if native is None and tensor is not None:
@@ -152,21 +152,10 @@ class CKKSTensor(Encrypted):
             if not plain.raw:
                 raise ValueError("Attempting to encrypt an empty vector")
             native_plain = plain.data if batch else plain.data.reshape([1] + plain.shape)
-            if scale is None or scale == context.global_scale:
-                self.data = _heft.CKKSTensor.encrypt(context.data, native_plain)
-            else:
-                # The C++ tensor encrypts at the context's scale: lend it
-                # this one for the call (not safe while other threads
-                # encrypt under the same context).
-                saved = context.global_scale
-                context.global_scale = scale
-                try:
-                    self.data = _heft.CKKSTensor.encrypt(context.data, native_plain)
-                finally:
-                    context.global_scale = saved
+            self.data = self._native_type.encrypt(context.data, native_plain)
 
     def _wrap(self, native):
-        return CKKSTensor(self._context, batch=self._batched, native=native)
+        return type(self)(self._context, batch=self._batched, native=native)
 
     @staticmethod
     def _plain(other):
@@ -175,16 +164,16 @@ class CKKSTensor(Encrypted):
         return (other if isinstance(other, PlainTensor) else PlainTensor(other)).data
 
     def _operand(self, other):
-        if isinstance(other, CKKSTensor):
+        if isinstance(other, _Tensor):
             return other._native()
         if isinstance(other, numbers.Number):
-            return float(other)
+            return self._kind(other)
         return self._plain(other)
 
     def _stretched_for(self, other):
         """This tensor broadcast to its shape with a plain operand that has more or
         longer axes (the native operations broadcast a plain operand one way only)."""
-        if isinstance(other, (CKKSTensor, numbers.Number)):
+        if isinstance(other, (_Tensor, numbers.Number)):
             return self
         import numpy
         plain = other if isinstance(other, PlainTensor) else PlainTensor(other)
@@ -244,11 +233,11 @@ class CKKSTensor(Encrypted):
         power = int(power)
         if power < 1:
             raise ValueError("pow takes a positive integer exponent")
-        coefficients = [0.0] * power + [1.0]
+        coefficients = [0] * power + [1]
         return self.polyval(coefficients)
 
     def polyval(self, coefficients):
-        return self._wrap(self._native().polyval([float(c) for c in coefficients]))
+        return self._wrap(self._native().polyval([self._kind(c) for c in coefficients]))
 
     def polyval_(self, coefficients):
         self.data = self.polyval(coefficients).data
@@ -262,7 +251,7 @@ class CKKSTensor(Encrypted):
         other axes."""
         if not self._batched:
             raise ValueError("sum_batch needs a batched tensor (ckks_tensor(..., batch=True))")
-        return CKKSTensor(self._context, batch=False, native=self._native().sum(0))
+        return type(self)(self._context, batch=False, native=self._native().sum(0))
 
     def sum_batch_(self):
         self.data, self._batched = self.sum_batch().data, False
@@ -284,16 +273,6 @@ class CKKSTensor(Encrypted):
         self.data = self.broadcast(shape).data
         return self
 
-    def mm(self, other):
-        if isinstance(other, CKKSTensor):
-            return self._wrap(self._native().mm(other._native()))
-        if not self._batched and len(self.shape) != 1:
-            raise NotImplementedError("an encrypted matrix times a plain matrix: encrypt the plain "
-                                      "one (ckks_tensor) or use a batched tensor")
-        return self._wrap(self._native().mm(self._plain(other)))
-
-    matmul = mm
-
     def dot(self, other):
         """numpy.dot for tensors of one or two axes (vector . vector, vector . matrix,
         matrix . vector, matrix . matrix), with a plain or an encrypted operand; a batched
@@ -302,7 +281,7 @@ class CKKSTensor(Encrypted):
         own ciphertext) and summed over the shared axis, with no rotation."""
         if self._batched:
             return self.mm(other)
-        if not isinstance(other, CKKSTensor):
+        if not isinstance(other, _Tensor):
             other = other if isinstance(other, PlainTensor) else PlainTensor(other)
         a, b = self.shape, other.shape
         if len(a) > 2 or len(b) > 2:
@@ -326,6 +305,39 @@ class CKKSTensor(Encrypted):
         self.data = self.dot(other).data
         return self
 
+
+class CKKSTensor(_Tensor):
+    """TenSEAL's CKKSTensor: an encrypted N-D tensor of reals."""
+
+    _native_type = _heft.CKKSTensor
+    _kind = float
+
+    def __init__(self, context=None, tensor=None, scale=None, batch=False, native=None,
+                 lazy_bytes=None):
+        if native is None and tensor is not None and scale is not None \
+                and scale != context.global_scale:
+            # The C++ tensor encrypts at the context's scale: lend it this
+            # one for the call (not safe while other threads encrypt under
+            # the same context).
+            saved = context.global_scale
+            context.global_scale = scale
+            try:
+                super().__init__(context, tensor, batch, native, lazy_bytes)
+            finally:
+                context.global_scale = saved
+            return
+        super().__init__(context, tensor, batch, native, lazy_bytes)
+
+    def mm(self, other):
+        if isinstance(other, CKKSTensor):
+            return self._wrap(self._native().mm(other._native()))
+        if not self._batched and len(self.shape) != 1:
+            raise NotImplementedError("an encrypted matrix times a plain matrix: encrypt the plain "
+                                      "one (ckks_tensor) or use a batched tensor")
+        return self._wrap(self._native().mm(self._plain(other)))
+
+    matmul = mm
+
     def conv2d(self, kernels, stride=1):
         return self._wrap(self._native().conv2d(self._plain(kernels), int(stride)))
 
@@ -341,17 +353,57 @@ class CKKSTensor(Encrypted):
         return self._wrap(self._native().max(other._native(), sign.data))
 
 
+class BFVTensor(_Tensor):
+    """TenSEAL's BFVTensor: an encrypted N-D tensor of integers modulo t, exact."""
+
+    _native_type = _heft.BFVTensor
+    _kind = int
+
+    def __init__(self, context=None, tensor=None, batch=False, native=None, lazy_bytes=None):
+        super().__init__(context, tensor, batch, native, lazy_bytes)
+
+    def mm(self, other):
+        """A matrix product with numpy's dot semantics (unbatched tensors)."""
+        if self._batched:
+            raise NotImplementedError("a batched BFVTensor times a matrix: use an unbatched "
+                                      "tensor (batch=False)")
+        return self.dot(other)
+
+    matmul = mm
+
+
 def ckks_tensor(context, tensor, scale=None, batch=False):
     """TenSEAL's ts.ckks_tensor; batch=True packs the first axis into the slots."""
     return CKKSTensor(context, tensor, scale, batch)
 
 
-def ckks_tensor_from(context, data):
-    t = lazy_ckks_tensor_from(data)
+def _tensor_from(kind, context, data):
+    t = _lazy_tensor_from(kind, data)
     t.link_context(context)
     return t
 
 
+def _lazy_tensor_from(kind, data):
+    data = bytes(data)  # a batched flag, then the C++ tensor's bytes
+    return kind(batch=bool(data[0]), lazy_bytes=data[1:])
+
+
+def ckks_tensor_from(context, data):
+    return _tensor_from(CKKSTensor, context, data)
+
+
 def lazy_ckks_tensor_from(data):
-    data = bytes(data)
-    return CKKSTensor(batch=bool(data[0]), lazy_bytes=data[1:])
+    return _lazy_tensor_from(CKKSTensor, data)
+
+
+def bfv_tensor(context, tensor, batch=False):
+    """TenSEAL's ts.bfv_tensor; batch=True packs the first axis into the slots."""
+    return BFVTensor(context, tensor, batch)
+
+
+def bfv_tensor_from(context, data):
+    return _tensor_from(BFVTensor, context, data)
+
+
+def lazy_bfv_tensor_from(data):
+    return _lazy_tensor_from(BFVTensor, data)

@@ -1,19 +1,78 @@
-// PlainTensor and CKKSTensor for Python (heft/tensor/plain_tensor.hpp,
-// ckks_tensor.hpp): N-D tensors batched on their first axis, their
-// arithmetic, products, convolutions and serialization.
+// PlainTensor, CKKSTensor and BFVTensor for Python (heft/tensor/
+// plain_tensor.hpp, ckks_tensor.hpp, bfv_tensor.hpp): N-D tensors batched on
+// their first axis, their arithmetic, products, convolutions and
+// serialization.
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
 #include "heft/circuits/approximation.hpp"
+#include "heft/tensor/bfv_tensor.hpp"
 #include "heft/tensor/ckks_tensor.hpp"
 #include "heft/tensor/plain_tensor.hpp"
 
 namespace heft::python {
 
+using tensor::BFVTensor;
 using tensor::CKKSTensor;
 using tensor::PlainTensor;
 using tensor::Shape;
 using tensor::TensorContext;
+
+namespace {
+
+// What CKKSTensor and BFVTensor share: encryption, decryption, arithmetic
+// with tensors, plain tensors and Scalar, polynomials with Coefficient
+// coefficients, sums, shapes and serialization.
+template <class T, class Scalar, class Coefficient>
+void bind_tensor_common(py::class_<T>& c) {
+  c.def_static("encrypt",
+               [](TensorContext::Ptr context, const PlainTensor& plain) {
+                 return unlocked([&] { return T::encrypt(std::move(context), plain); });
+               })
+      .def("decrypt", [](const T& t) { return unlocked([&] { return t.decrypt(); }); })
+      .def("decrypt_with",
+           [](const T& t, const rlwe::SecretKey& key) {
+             return unlocked([&] { return t.decrypt(key); });
+           })
+      .def_property_readonly("shape", &T::shape)
+      .def("context", [](const T& t) { return t.context(); })
+      .def("copy", &T::copy)
+      .def("add", [](const T& a, const T& b) { return unlocked([&] { return a.add(b); }); })
+      .def("add",
+           [](const T& a, const PlainTensor& b) { return unlocked([&] { return a.add(b); }); })
+      .def("add", [](const T& a, Scalar b) { return unlocked([&] { return a.add(b); }); })
+      .def("sub", [](const T& a, const T& b) { return unlocked([&] { return a.sub(b); }); })
+      .def("sub",
+           [](const T& a, const PlainTensor& b) { return unlocked([&] { return a.sub(b); }); })
+      .def("sub", [](const T& a, Scalar b) { return unlocked([&] { return a.sub(b); }); })
+      .def("mul", [](const T& a, const T& b) { return unlocked([&] { return a.mul(b); }); })
+      .def("mul",
+           [](const T& a, const PlainTensor& b) { return unlocked([&] { return a.mul(b); }); })
+      .def("mul", [](const T& a, Scalar b) { return unlocked([&] { return a.mul(b); }); })
+      .def("negate", [](const T& a) { return unlocked([&] { return a.negate(); }); })
+      .def("square", [](const T& a) { return unlocked([&] { return a.square(); }); })
+      .def("polyval",
+           [](const T& a, const std::vector<Coefficient>& coefficients) {
+             return unlocked([&] { return a.polyval(coefficients); });
+           })
+      .def("sum",
+           [](const T& a, std::size_t axis) { return unlocked([&] { return a.sum(axis); }); })
+      .def("reshape", [](const T& a,
+                         const Shape& shape) { return unlocked([&] { return a.reshape(shape); }); })
+      .def("transpose", [](const T& a) { return unlocked([&] { return a.transpose(); }); })
+      .def("broadcast_to",
+           [](const T& a, const Shape& shape) {
+             return unlocked([&] { return a.broadcast_to(shape); });
+           })
+      .def("serialize",
+           [](const T& t) { return to_bytes(unlocked([&] { return t.serialize(); })); })
+      .def_static("load", [](TensorContext::Ptr context, const py::bytes& data) {
+        const auto bytes = from_bytes(data);
+        return unlocked([&] { return T::load(std::move(context), bytes); });
+      });
+}
+
+}  // namespace
 
 void bind_tensors(py::module_& m) {
   py::class_<PlainTensor>(m, "PlainTensor")
@@ -32,50 +91,9 @@ void bind_tensors(py::module_& m) {
            py::arg("epsilon"), py::arg("precision_bits"), py::arg("stage_degree") = 15)
       .def("depth", &circuits::CompositePolynomial::depth);
 
-  py::class_<CKKSTensor>(m, "CKKSTensor")
-      .def_static("encrypt",
-                  [](TensorContext::Ptr context, const PlainTensor& plain) {
-                    return unlocked([&] { return CKKSTensor::encrypt(std::move(context), plain); });
-                  })
-      .def("decrypt", [](const CKKSTensor& t) { return unlocked([&] { return t.decrypt(); }); })
-      .def("decrypt_with",
-           [](const CKKSTensor& t, const rlwe::SecretKey& key) {
-             return unlocked([&] { return t.decrypt(key); });
-           })
-      .def_property_readonly("shape", &CKKSTensor::shape)
-      .def("level", &CKKSTensor::level)
-      .def("context", [](const CKKSTensor& t) { return t.context(); })
-      .def("copy", &CKKSTensor::copy)
-      .def("add", [](const CKKSTensor& a,
-                     const CKKSTensor& b) { return unlocked([&] { return a.add(b); }); })
-      .def("add", [](const CKKSTensor& a,
-                     const PlainTensor& b) { return unlocked([&] { return a.add(b); }); })
-      .def("add", [](const CKKSTensor& a, double b) { return unlocked([&] { return a.add(b); }); })
-      .def("sub", [](const CKKSTensor& a,
-                     const CKKSTensor& b) { return unlocked([&] { return a.sub(b); }); })
-      .def("sub", [](const CKKSTensor& a,
-                     const PlainTensor& b) { return unlocked([&] { return a.sub(b); }); })
-      .def("sub", [](const CKKSTensor& a, double b) { return unlocked([&] { return a.sub(b); }); })
-      .def("mul", [](const CKKSTensor& a,
-                     const CKKSTensor& b) { return unlocked([&] { return a.mul(b); }); })
-      .def("mul", [](const CKKSTensor& a,
-                     const PlainTensor& b) { return unlocked([&] { return a.mul(b); }); })
-      .def("mul", [](const CKKSTensor& a, double b) { return unlocked([&] { return a.mul(b); }); })
-      .def("negate", [](const CKKSTensor& a) { return unlocked([&] { return a.negate(); }); })
-      .def("square", [](const CKKSTensor& a) { return unlocked([&] { return a.square(); }); })
-      .def("polyval",
-           [](const CKKSTensor& a, const std::vector<double>& coefficients) {
-             return unlocked([&] { return a.polyval(coefficients); });
-           })
-      .def("sum", [](const CKKSTensor& a,
-                     std::size_t axis) { return unlocked([&] { return a.sum(axis); }); })
-      .def("reshape", [](const CKKSTensor& a,
-                         const Shape& shape) { return unlocked([&] { return a.reshape(shape); }); })
-      .def("transpose", [](const CKKSTensor& a) { return unlocked([&] { return a.transpose(); }); })
-      .def("broadcast_to",
-           [](const CKKSTensor& a, const Shape& shape) {
-             return unlocked([&] { return a.broadcast_to(shape); });
-           })
+  py::class_<CKKSTensor> ckks(m, "CKKSTensor");
+  bind_tensor_common<CKKSTensor, double, double>(ckks);
+  ckks.def("level", &CKKSTensor::level)
       .def("mm", [](const CKKSTensor& a,
                     const PlainTensor& b) { return unlocked([&] { return a.mm(b); }); })
       .def("mm", [](const CKKSTensor& a,
@@ -97,13 +115,10 @@ void bind_tensors(py::module_& m) {
       .def("max",
            [](const CKKSTensor& a, const CKKSTensor& b, const circuits::CompositePolynomial& sign) {
              return unlocked([&] { return a.max(b, sign); });
-           })
-      .def("serialize",
-           [](const CKKSTensor& t) { return to_bytes(unlocked([&] { return t.serialize(); })); })
-      .def_static("load", [](TensorContext::Ptr context, const py::bytes& data) {
-        const auto bytes = from_bytes(data);
-        return unlocked([&] { return CKKSTensor::load(std::move(context), bytes); });
-      });
+           });
+
+  py::class_<BFVTensor> bfv(m, "BFVTensor");
+  bind_tensor_common<BFVTensor, int64_t, int64_t>(bfv);
 }
 
 }  // namespace heft::python

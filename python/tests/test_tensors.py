@@ -87,3 +87,29 @@ def test_sum_batch_gives_the_unbatched_sum(ckks_context):
     assert np.allclose(np.array(total.decrypt().tolist()), data.sum(0), atol=1e-3)
     with pytest.raises(ValueError):
         total.sum_batch()
+
+
+def test_bfv_tensors_are_exact(bfv_context):
+    rng = np.random.default_rng(7)
+    a = rng.integers(-50, 50, (2, 3))
+    b = rng.integers(-50, 50, (3,))
+    x = ts.bfv_tensor(bfv_context, ts.plain_tensor(a.tolist(), dtype="int"))
+    y = ts.bfv_tensor(bfv_context, ts.plain_tensor(b.tolist(), dtype="int"))
+    as_array = lambda t: np.array(t.decrypt().tolist())
+    assert x.shape == [2, 3]
+    assert (as_array(x) == a).all()
+    assert (as_array(x + y) == a + b).all()
+    assert (as_array(x * y) == a * b).all()
+    assert (as_array(x - 3) == a - 3).all()
+    assert (as_array(-x) == -a).all()
+    assert (as_array(x ** 3) == a ** 3).all()
+    assert (as_array(x.polyval([1, 0, 2])) == 1 + 2 * a * a).all()
+    assert (as_array(x.sum(1)) == a.sum(1)).all()
+    assert (as_array(x.transpose()) == a.T).all()
+    assert (as_array(x.dot(ts.plain_tensor(b.tolist()))) == a.dot(b)).all()
+    batched = ts.bfv_tensor(bfv_context, ts.plain_tensor(a.tolist()), batch=True)
+    assert (np.array(batched.sum_batch().decrypt().tolist()) == a.sum(0)).all()
+    loaded = ts.bfv_tensor_from(bfv_context, x.serialize())
+    assert (as_array(loaded) == a).all()
+    with pytest.raises(ValueError):
+        ts.bfv_tensor(bfv_context, ts.plain_tensor([1.5, 2.0]))

@@ -13,6 +13,8 @@ class BFVVectorOps {
                         std::size_t size, bool clean_padding) {
     return BFVVector(std::move(context), std::move(chunks), size, clean_padding);
   }
+  // The ciphertexts, to move out of a vector that is done with.
+  static std::vector<rlwe::Ciphertext>& chunks(BFVVector& x) { return x.chunks_; }
 };
 
 }  // namespace heft::tensor

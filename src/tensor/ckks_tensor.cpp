@@ -13,6 +13,7 @@
 #include "tensor/ckks_vector_ops.hpp"
 #include "tensor/messages.hpp"
 #include "tensor/polynomial_split.hpp"
+#include "tensor/tensor_layout.hpp"
 #include "tensor/weighted_sums.hpp"
 
 namespace heft::tensor {
@@ -22,24 +23,6 @@ using rlwe::Ciphertext;
 namespace {
 
 enum Kind { kAdd = 0, kSub = 1, kMul = 2 };
-
-// For each element of `to` (row-major), the element of `from` that
-// numpy's broadcasting reads: the indices of `from`, stretched.
-std::vector<std::size_t> broadcast_sources(const Shape& from, const Shape& to) {
-  std::size_t count = 1;
-  for (const std::size_t n : from)
-    count *= n;
-  std::vector<double> indices(count);
-  for (std::size_t i = 0; i < count; ++i)
-    indices[i] = static_cast<double>(i);
-  const auto stretched = PlainTensor(std::move(indices), from).broadcast_to(to).data();
-  return {stretched.begin(), stretched.end()};
-}
-
-Shape without_batch(const Shape& shape) {
-  if (shape.size() == 1) return {1};
-  return {shape.begin() + 1, shape.end()};
-}
 
 }  // namespace
 
@@ -65,7 +48,7 @@ void CKKSTensor::require_valid(const char* operation) const {
 }
 
 Shape CKKSTensor::inner_shape() const {
-  return without_batch(shape_);
+  return detail::inner_shape_of(shape_);
 }
 
 CKKSTensor CKKSTensor::encrypt(TensorContext::Ptr context, const PlainTensor& plain) {
@@ -132,8 +115,8 @@ CKKSTensor CKKSTensor::combine(const CKKSTensor& other, int kind, const char* op
                         std::to_string(other.batch_size()) + ")");
   const Shape inner = PlainTensor::broadcast_shape(inner_shape(), other.inner_shape(), operation);
   if (kind == kMul) detail::require_levels(1, std::min(level(), other.level()), operation);
-  const auto mine = broadcast_sources(inner_shape(), inner);
-  const auto theirs = broadcast_sources(other.inner_shape(), inner);
+  const auto mine = detail::broadcast_sources(inner_shape(), inner);
+  const auto theirs = detail::broadcast_sources(other.inner_shape(), inner);
   const auto& evaluator = context_->ckks_evaluator();
   auto elements = detail::map_chunks(mine.size(), [&](std::size_t e) {
     const Ciphertext &x = elements_[mine[e]], &y = other.elements_[theirs[e]];
@@ -144,9 +127,7 @@ CKKSTensor CKKSTensor::combine(const CKKSTensor& other, int kind, const char* op
     CKKSVectorOps::align_levels(*context_, a, b);
     return kind == kSub ? evaluator.sub(a, b) : evaluator.add(a, b);
   });
-  Shape shape = {batch_size()};
-  if (shape_.size() > 1 || other.shape_.size() > 1)
-    shape.insert(shape.end(), inner.begin(), inner.end());
+  Shape shape = detail::combined_shape(batch_size(), inner, shape_, other.shape_);
   const bool clean = kind == kMul ? clean_padding_ || other.clean_padding_
                                   : clean_padding_ && other.clean_padding_;
   return {context_, std::move(elements), std::move(shape), clean};
@@ -229,9 +210,7 @@ CKKSTensor CKKSTensor::polyval(std::span<const double> coefficients) const {
 CKKSTensor CKKSTensor::sum(std::size_t axis) const {
   constexpr const char* op = "CKKSTensor::sum";
   require_valid(op);
-  if (axis >= shape_.size())
-    throw InvalidArgument(std::string(op) + ": axis " + std::to_string(axis) + " of a tensor of " +
-                          std::to_string(shape_.size()) + " axes");
+  detail::require_axis(shape_, axis, op);
   const auto& evaluator = context_->ckks_evaluator();
   if (axis == 0) {
     if (batch_size() == 1) return copy();
@@ -253,68 +232,35 @@ CKKSTensor CKKSTensor::sum(std::size_t axis) const {
     return {context_, std::move(elements), std::move(shape), false};
   }
   // Along an inner axis: add the ciphertexts of each line.
-  const Shape inner = inner_shape(), stride = PlainTensor::strides(inner);
-  const std::size_t a = axis - 1, outer = elements_.size() / (inner[a] * stride[a]);
-  const std::size_t along = inner[a], step = stride[a];
-  auto elements = detail::map_chunks(outer * step, [&](std::size_t r) {
-    const std::size_t o = r / step, i = r % step;
-    Ciphertext total = elements_[o * along * step + i].clone();
-    for (std::size_t k = 1; k < along; ++k)
-      evaluator.add_inplace(total, elements_[(o * along + k) * step + i]);
+  const detail::AxisSum sum = detail::axis_sum(shape_, axis);
+  auto elements = detail::map_chunks(sum.sources.size(), [&](std::size_t r) {
+    Ciphertext total = elements_[sum.sources[r][0]].clone();
+    for (std::size_t k = 1; k < sum.sources[r].size(); ++k)
+      evaluator.add_inplace(total, elements_[sum.sources[r][k]]);
     return total;
   });
-  Shape shape = shape_;
-  shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(axis));
-  return {context_, std::move(elements), std::move(shape), clean_padding_};
+  return {context_, std::move(elements), sum.shape, clean_padding_};
 }
 
 CKKSTensor CKKSTensor::reshape(const Shape& shape) const {
   constexpr const char* op = "CKKSTensor::reshape";
   require_valid(op);
-  std::size_t count = 1;
-  for (const std::size_t n : shape)
-    count *= n;
-  if (shape.empty() || shape[0] != batch_size() || count != batch_size() * elements_.size())
-    throw MismatchError(std::string(op) +
-                        ": the new shape must keep the batch axis first and "
-                        "hold as many elements");
+  detail::require_reshape(shape_, shape, op);
   return {context_, copy().elements_, shape, clean_padding_};
 }
 
 CKKSTensor CKKSTensor::broadcast_to(const Shape& shape) const {
   constexpr const char* op = "CKKSTensor::broadcast_to";
   require_valid(op);
-  if (shape.empty() || shape[0] != batch_size())
-    throw MismatchError(std::string(op) + ": the new shape must keep the batch axis first");
-  const Shape target = without_batch(shape);
-  std::vector<std::size_t> sources;
-  try {
-    sources = broadcast_sources(inner_shape(), target);
-  } catch (const MismatchError&) {
-    throw MismatchError(std::string(op) + ": the tensor does not broadcast to that shape");
-  }
   // Each element of the result is a copy of the ciphertext it reads.
-  std::vector<Ciphertext> elements;
-  elements.reserve(sources.size());
-  for (const std::size_t i : sources)
-    elements.push_back(elements_[i].clone());
-  return {context_, std::move(elements), shape, clean_padding_};
+  const auto sources = detail::broadcast_to_sources(shape_, shape, op);
+  return {context_, detail::picked(elements_, sources), shape, clean_padding_};
 }
 
 CKKSTensor CKKSTensor::transpose() const {
-  constexpr const char* op = "CKKSTensor::transpose";
-  require_valid(op);
-  // Transpose the indices of the ciphertexts as a plain tensor.
-  std::vector<double> indices(elements_.size());
-  for (std::size_t i = 0; i < indices.size(); ++i)
-    indices[i] = static_cast<double>(i);
-  const auto moved = PlainTensor(std::move(indices), inner_shape()).transpose();
-  std::vector<Ciphertext> elements;
-  for (const double i : moved.data())
-    elements.push_back(elements_[static_cast<std::size_t>(i)].clone());
-  Shape shape = {batch_size()};
-  if (shape_.size() > 1) shape.insert(shape.end(), moved.shape().begin(), moved.shape().end());
-  return {context_, std::move(elements), std::move(shape), clean_padding_};
+  require_valid("CKKSTensor::transpose");
+  const detail::Transposed moved = detail::transposed(shape_);
+  return {context_, detail::picked(elements_, moved.sources), moved.shape, clean_padding_};
 }
 
 CKKSTensor CKKSTensor::mm(const PlainTensor& matrix) const {
