@@ -293,12 +293,12 @@ rlwe::Ciphertext Bootstrapper::eval_mod(const rlwe::Ciphertext& x, const rlwe::R
   const rlwe::Ciphertext conjugate = evaluator_.conjugate(x, keys);
   // 2 Re(w) = w + conj(w); 2 Im(w) = -i (w - conj(w)), -i being X^(3N/2).
   const rlwe::Ciphertext real2 = evaluator_.add(x, conjugate);
-  const rlwe::Ciphertext imag2 =
-      evaluator_.multiply_monomial(evaluator_.sub(x, conjugate), 3 * half);
   const std::size_t level = real2.level() - sine_.depth();
   const double scale = target_scale > 0 ? target_scale : evaluator_.scale_at(level);
   rlwe::Ciphertext real = polynomials.evaluate(real2, sine_, scale);
   if (parameters_.real_slots) return real;  // the imaginary parts are not needed
+  const rlwe::Ciphertext imag2 =
+      evaluator_.multiply_monomial(evaluator_.sub(x, conjugate), 3 * half);
   const rlwe::Ciphertext imag = polynomials.evaluate(imag2, sine_, scale);
   return evaluator_.add(real, evaluator_.multiply_monomial(imag, half));
 }
