@@ -2,15 +2,17 @@
 
 `import heft as ts` runs programs written for TenSEAL 0.3: contexts, CKKS and
 BFV vectors, CKKS tensors, plain tensors, im2col encoding, serialization.
+Beyond TenSEAL: bootstrapping (bootstrappable_context, CKKSVector.bootstrap /
+refresh_for), linear transforms by diagonals, BFV tensors, rotations.
 Where TenSEAL has a known bug heft does the right thing instead (see
 docs/tenseal-compatibility.md); what heft does not have yet raises
 NotImplementedError naming it.
 """
 from ._heft import (Error, FormatError, InvalidArgument, MismatchError, NoiseBudgetError,
                     TransparentCiphertextError, UnsupportedError)
-from ._context import (ENCRYPTION_TYPE, SCHEME_TYPE, Context, SecretKey, context,
-                       context_from)
-from ._vectors import (BFVVector, CKKSVector, bfv_vector, bfv_vector_from, ckks_vector,
+from ._context import (ENCRYPTION_TYPE, SCHEME_TYPE, Context, SecretKey, bootstrap_presets,
+                       bootstrappable_context, context, context_from)
+from ._vectors import (BFVVector, CKKSVector, LinearTransform, bfv_vector, bfv_vector_from, ckks_vector,
                        ckks_vector_from, im2col_encoding, lazy_bfv_vector_from,
                        lazy_ckks_vector_from)
 from ._tensors import (BFVTensor, CKKSTensor, PlainTensor, SignApproximation, bfv_tensor,
@@ -19,8 +21,8 @@ from ._tensors import (BFVTensor, CKKSTensor, PlainTensor, SignApproximation, bf
 
 __all__ = [
     "BFVTensor", "BFVVector", "CKKSTensor", "CKKSVector", "Context", "ENCRYPTION_TYPE", "Error", "FormatError",
-    "InvalidArgument", "MismatchError", "NoiseBudgetError", "PlainTensor", "SCHEME_TYPE", "SecretKey",
-    "SignApproximation", "TransparentCiphertextError", "UnsupportedError", "bfv_tensor", "bfv_tensor_from", "bfv_vector", "bfv_vector_from", "ckks_tensor",
+    "InvalidArgument", "LinearTransform", "MismatchError", "NoiseBudgetError", "PlainTensor", "SCHEME_TYPE", "SecretKey",
+    "SignApproximation", "TransparentCiphertextError", "UnsupportedError", "bfv_tensor", "bfv_tensor_from", "bfv_vector", "bfv_vector_from", "bootstrap_presets", "bootstrappable_context", "ckks_tensor",
     "ckks_tensor_from", "ckks_vector", "ckks_vector_from", "context", "context_from",
     "im2col_encoding", "lazy_bfv_tensor_from", "lazy_bfv_vector_from", "lazy_ckks_tensor_from", "lazy_ckks_vector_from",
     "plain_tensor",

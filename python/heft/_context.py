@@ -65,12 +65,67 @@ class Context:
         self.data.auto_mod_switch = bool(value)
 
     # ---- keys ----
-    def generate_galois_keys(self, steps=None):
-        """The default power-of-two steps (TenSEAL's default), or exactly `steps`."""
-        if steps is None:
+    def generate_galois_keys(self, steps=None, max_level=None):
+        """The default power-of-two steps (TenSEAL's default), or exactly `steps`; with
+        `max_level`, keys only for ciphertexts at that level or below (smaller: at
+        N = 2^16 a key for the encryption level of a bootstrappable context is a third of
+        a full one)."""
+        if steps is None and max_level is None:
             self.data.generate_galois_keys()
         else:
-            self.data.generate_galois_keys_for([int(s) for s in steps], False)
+            steps = self.default_galois_steps() if steps is None else steps
+            self.data.generate_galois_keys_for([int(s) for s in steps], False,
+                                               None if max_level is None else int(max_level))
+
+    def default_galois_steps(self):
+        """+-2^i below the row length: the steps generate_galois_keys() covers."""
+        steps, step = [], 1
+        while step < self.data.slot_count:
+            steps += [step, -step]
+            step *= 2
+        return steps
+
+    # ---- bootstrapping (bootstrappable_context) ----
+    def is_bootstrappable(self):
+        return self.data.is_bootstrappable()
+
+    def has_bootstrap_keys(self):
+        return self.data.has_bootstrap_keys()
+
+    @property
+    def encryption_level(self):
+        """The level fresh encryptions start at: the top, or for a bootstrappable
+        context the level bootstrapping gives back (the levels above are its own)."""
+        return self.data.encryption_level
+
+    def bootstrap_key_bytes(self):
+        """The bytes generate_bootstrap_keys() will make, from the keys' shapes."""
+        return self.data.bootstrap_key_bytes()
+
+    def generate_bootstrap_keys(self, progress=True):
+        """Makes the keys bootstrapping needs (at N = 2^16: about 80 keys, 7.5 GiB, tens
+        of seconds). `progress`: a callable progress(done, total), True for a tqdm bar
+        (when python3-tqdm is installed), False for nothing."""
+        callback, bar = None, None
+        if callable(progress):
+            callback = progress
+        elif progress:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                tqdm = None
+            if tqdm is not None:
+                def callback(done, total):
+                    nonlocal bar
+                    if bar is None:
+                        bar = tqdm(total=total, desc="bootstrapping keys", unit="key",
+                                   leave=False)
+                    bar.update(done - bar.n)
+        try:
+            self.data.generate_bootstrap_keys(callback)
+        finally:
+            if bar is not None:
+                bar.close()
 
     def generate_relin_keys(self):
         self.data.generate_relin_keys()
@@ -121,9 +176,12 @@ class Context:
         return Context(_heft.TensorContext.load(self.serialize(), False))
 
     def serialize(self, save_public_key=True, save_secret_key=True, save_galois_keys=True,
-                  save_relin_keys=True):
+                  save_relin_keys=True, save_bootstrap_keys=True):
+        """The context's bytes with the parts asked for (heft's format);
+        save_bootstrap_keys: a bootstrappable context's settings and sparse-secret keys
+        (its rotation keys are among the Galois keys)."""
         return self.data.serialize(save_public_key, save_secret_key, save_galois_keys,
-                                   save_relin_keys)
+                                   save_relin_keys, save_bootstrap_keys)
 
     def __getstate__(self):
         return self.serialize()
@@ -153,7 +211,31 @@ def context(scheme, poly_modulus_degree, plain_modulus=None, coeff_mod_bit_sizes
     return Context(native)
 
 
-def context_from(data, n_threads=None):
-    """A context loaded from Context.serialize()'s bytes."""
+def context_from(data, n_threads=None, allow_insecure_parameters=False):
+    """A context loaded from Context.serialize()'s bytes. Parameters below 128-bit
+    security (heft's test presets) load only with allow_insecure_parameters."""
     del n_threads  # heft's thread count is process-wide (HEFT_NUM_THREADS)
-    return Context(_heft.TensorContext.load(bytes(data), False))
+    if not isinstance(data, bytes):
+        data = bytes(data)
+    return Context(_heft.TensorContext.load(data, bool(allow_insecure_parameters)))
+
+
+def bootstrap_presets():
+    """The names bootstrappable_context takes."""
+    return list(_heft.bootstrap_preset_names())
+
+
+def bootstrappable_context(preset="n16-encaps", order="coeffs_to_slots_first", real_slots=True,
+                           n_threads=None):
+    """A private CKKS context on a bootstrapping preset (heft beyond TenSEAL): its
+    parameters, public and relinearization keys; generate_bootstrap_keys() makes the rest.
+    Presets: "n16-encaps" (N = 2^16, 128-bit, sparse-secret encapsulation, 8 levels at
+    scale >= 2^40 between bootstraps), "n16" (dense secret), "small-encaps" and "small"
+    (N = 2^12, NOT secure: tests). order: "coeffs_to_slots_first" or
+    "slots_to_coeffs_first". real_slots: bootstrap real values only (half EvalMod's work;
+    imaginary parts come back as zero). Fresh encryptions start at encryption_level."""
+    if order not in ("coeffs_to_slots_first", "slots_to_coeffs_first"):
+        raise ValueError("order is 'coeffs_to_slots_first' or 'slots_to_coeffs_first'")
+    native = _heft.TensorContext.create_bootstrappable(
+        str(preset), order == "slots_to_coeffs_first", bool(real_slots), int(n_threads or 0))
+    return Context(native)

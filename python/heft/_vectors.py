@@ -156,6 +156,29 @@ class CKKSVector(_Vector):
         self.data = self.conv2d_im2col(kernel, windows_nb).data
         return self
 
+    def level(self):
+        """Levels left (each product by a value or a ciphertext spends one)."""
+        return self._native().level()
+
+    def bootstrap(self):
+        """Refreshed by bootstrapping (a bootstrappable_context with its keys): the same
+        values within the bootstrap's precision, at the context's encryption level.
+        Values should be at most about 1 in absolute value."""
+        return self._wrap(self._native().bootstrap())
+
+    def bootstrap_(self):
+        self.data = self.bootstrap().data
+        return self
+
+    def refresh_for(self, levels):
+        """Bootstrapped only when fewer than `levels` levels are left: call it before an
+        operation that needs `levels`, and depth is unbounded."""
+        return self._wrap(self._native().refresh_for(int(levels)))
+
+    def linear_transform(self, transform):
+        """M x for a LinearTransform of this context (one level; its rotation keys)."""
+        return self._wrap(self._native().linear_transform(transform.data))
+
     def rotate(self, steps):
         """The values rotated left by `steps` (negative: right), cyclically over the
         vector's own size, as numpy.roll(values, -steps); the data stays encrypted.
@@ -254,3 +277,27 @@ def im2col_encoding(context, tensor, kernel_n_rows, kernel_n_cols, stride):
     native, windows = _heft.im2col_encoding(context.data, _matrix(tensor, float),
                                             int(kernel_n_rows), int(kernel_n_cols), int(stride))
     return CKKSVector(native, context), windows
+
+
+class LinearTransform:
+    """y = M x on a CKKS vector that fills one ciphertext's slots, given by M's
+    diagonals {k: d_k} (y = sum_k d_k * rotate(x, k)), encoded once at `level` (the level
+    of the vectors it will take, or above) and evaluated with hoisted baby steps: the
+    building block of convolutions over channels packed in blocks of slots. `baby_steps`
+    (a power of two, 0: a cost model's choice) splits each k into giant + baby; the Galois
+    keys needed are rotation_steps()."""
+
+    def __init__(self, context, diagonals, level, baby_steps=0):
+        diagonals = {int(k): _flat_list(v, float) for k, v in diagonals.items()}
+        self.data = _heft.LinearTransform(context.data, diagonals, int(level), int(baby_steps))
+
+    def rotation_steps(self):
+        return list(self.data.rotation_steps())
+
+    @property
+    def level(self):
+        return self.data.level
+
+    @property
+    def diagonal_count(self):
+        return self.data.diagonal_count

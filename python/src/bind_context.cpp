@@ -1,8 +1,14 @@
 // TensorContext for Python: made from TenSEAL's arguments, its flags, keys
 // and serialization (heft/tensor/context.hpp).
+#include <pybind11/functional.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <complex>
+#include <map>
+
 #include "bindings.hpp"
+#include "heft/circuits/bootstrap_presets.hpp"
 #include "heft/tensor/context.hpp"
 
 namespace heft::python {
@@ -36,6 +42,39 @@ void bind_context(py::module_& m) {
           py::arg("scheme"), py::arg("poly_modulus_degree"), py::arg("plain_modulus") = 0,
           py::arg("coeff_mod_bit_sizes") = std::vector<int>{}, py::arg("global_scale") = 0.0,
           py::arg("n_threads") = 0)
+      .def_static(
+          "create_bootstrappable",
+          [](const std::string& preset, bool slots_to_coeffs_first, bool real_slots,
+             std::size_t n_threads) {
+            tensor::BootstrapOptions options;
+            options.order = slots_to_coeffs_first ? circuits::BootstrapOrder::slots_to_coeffs_first
+                                                  : circuits::BootstrapOrder::coeffs_to_slots_first;
+            options.real_slots = real_slots;
+            options.n_threads = n_threads;
+            py::gil_scoped_release release;
+            return TensorContext::create_bootstrappable(preset, options);
+          },
+          py::arg("preset"), py::arg("slots_to_coeffs_first") = false, py::arg("real_slots") = true,
+          py::arg("n_threads") = 0)
+      .def("is_bootstrappable", &TensorContext::is_bootstrappable)
+      .def("has_bootstrap_keys", &TensorContext::has_bootstrap_keys)
+      .def_property_readonly("encryption_level", &TensorContext::encryption_level)
+      .def("bootstrap_key_bytes",
+           [](const TensorContext& c) { return unlocked([&] { return c.bootstrap_key_bytes(); }); })
+      .def(
+          "generate_bootstrap_keys",
+          [](TensorContext& c, const std::function<void(std::size_t, std::size_t)>& progress) {
+            circuits::KeyProgress report;
+            // The callback is Python: it runs with the GIL taken back.
+            if (progress)
+              report = [&progress](std::size_t done, std::size_t total) {
+                py::gil_scoped_acquire acquire;
+                progress(done, total);
+              };
+            py::gil_scoped_release release;
+            c.generate_bootstrap_keys(report);
+          },
+          py::arg("progress") = nullptr)
       .def_property_readonly("scheme", &TensorContext::scheme)
       .def_property_readonly("slot_count", &TensorContext::slot_count)
       .def_property("global_scale", &TensorContext::global_scale, &TensorContext::set_global_scale)
@@ -56,11 +95,12 @@ void bind_context(py::module_& m) {
            })
       .def(
           "generate_galois_keys_for",
-          [](TensorContext& c, const std::vector<int64_t>& steps, bool swap) {
+          [](TensorContext& c, const std::vector<int64_t>& steps, bool swap,
+             std::optional<std::size_t> max_level) {
             py::gil_scoped_release release;
-            c.generate_galois_keys(steps, swap);
+            c.generate_galois_keys(steps, swap, max_level);
           },
-          py::arg("steps"), py::arg("include_swap") = false)
+          py::arg("steps"), py::arg("include_swap") = false, py::arg("max_level") = py::none())
       .def("generate_relin_keys",
            [](TensorContext& c) {
              py::gil_scoped_release release;
@@ -90,8 +130,9 @@ void bind_context(py::module_& m) {
       .def(
           "serialize",
           [](const TensorContext& c, bool public_key, bool secret_key, bool galois_keys,
-             bool relin_keys) {
-            TensorContext::SaveParts parts{public_key, secret_key, galois_keys, relin_keys};
+             bool relin_keys, bool bootstrap_keys) {
+            TensorContext::SaveParts parts{public_key, secret_key, galois_keys, relin_keys,
+                                           bootstrap_keys};
             rlwe::Bytes bytes;
             {
               py::gil_scoped_release release;
@@ -100,17 +141,46 @@ void bind_context(py::module_& m) {
             return to_bytes(bytes);
           },
           py::arg("save_public_key") = true, py::arg("save_secret_key") = true,
-          py::arg("save_galois_keys") = true, py::arg("save_relin_keys") = true)
+          py::arg("save_galois_keys") = true, py::arg("save_relin_keys") = true,
+          py::arg("save_bootstrap_keys") = true)
       .def_static(
           "load",
           [](const py::bytes& data, bool allow_insecure) {
             const auto bytes = from_bytes(data);
             rlwe::LoadOptions options;
             options.allow_insecure_parameters = allow_insecure;
+            // Bootstrapping keys at N = 2^16 pass the default bound of 4 GiB;
+            // no payload needs more than a few times the bytes given.
+            options.max_bytes = std::max(options.max_bytes, 4 * bytes.size());
             py::gil_scoped_release release;
             return TensorContext::load(bytes, options);
           },
           py::arg("data"), py::arg("allow_insecure_parameters") = false);
+
+  m.def("bootstrap_preset_names", &circuits::bootstrap_preset_names);
+
+  // y = M x by diagonals, prepared once (circuits::LinearTransform): the
+  // building block of convolutions over channels packed in blocks of slots.
+  py::class_<circuits::LinearTransform>(m, "LinearTransform")
+      .def(py::init([](const TensorContext::Ptr& context,
+                       const std::map<int64_t, std::vector<double>>& diagonals, std::size_t level,
+                       std::size_t baby_steps) {
+             std::map<int64_t, std::vector<std::complex<double>>> complex_diagonals;
+             for (const auto& [k, values] : diagonals)
+               complex_diagonals[k].assign(values.begin(), values.end());
+             circuits::LinearTransformOptions options;
+             options.level = level;
+             options.slots = context->slot_count();
+             options.baby_steps = baby_steps;
+             py::gil_scoped_release release;
+             return circuits::LinearTransform::from_diagonals(context->ckks_encoder(),
+                                                              complex_diagonals, options);
+           }),
+           py::arg("context"), py::arg("diagonals"), py::arg("level"), py::arg("baby_steps") = 0)
+      .def("rotation_steps", &circuits::LinearTransform::rotation_steps)
+      .def_property_readonly("level", &circuits::LinearTransform::level)
+      .def_property_readonly("diagonal_count", &circuits::LinearTransform::diagonal_count)
+      .def_property_readonly("baby_steps", &circuits::LinearTransform::baby_steps);
 }
 
 }  // namespace heft::python

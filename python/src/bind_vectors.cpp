@@ -93,8 +93,15 @@ void bind_vectors(py::module_& m) {
            })
       .def("rotate", [](const CKKSVector& a,
                         int64_t steps) { return unlocked([&] { return a.rotate(steps); }); })
-      .def("slice", [](const CKKSVector& a, std::size_t begin, std::size_t end) {
-        return unlocked([&] { return a.slice(begin, end); });
+      .def("slice", [](const CKKSVector& a, std::size_t begin,
+                       std::size_t end) { return unlocked([&] { return a.slice(begin, end); }); })
+      .def("bootstrap", [](const CKKSVector& a) { return unlocked([&] { return a.bootstrap(); }); })
+      .def("refresh_for",
+           [](const CKKSVector& a, std::size_t levels) {
+             return unlocked([&] { return a.refresh_for(levels); });
+           })
+      .def("linear_transform", [](const CKKSVector& a, const circuits::LinearTransform& m) {
+        return unlocked([&] { return a.linear_transform(m); });
       });
   bind_arithmetic<CKKSVector, double>(ckks);
 

@@ -350,15 +350,20 @@ rlwe::Ciphertext Bootstrapper::run(const rlwe::Ciphertext& low, const rlwe::Reli
 rlwe::Ciphertext Bootstrapper::bootstrap(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
                                          const rlwe::GaloisKeys& keys,
                                          BootstrapPhaseTimes* times) const {
-  require_sparse_keys(nullptr, "bootstrap");
-  return run(scaled_up(x, entry_level(), keys), relin, keys, nullptr, times);
+  return bootstrap(x, relin, keys, nullptr, times);
 }
 
 rlwe::Ciphertext Bootstrapper::bootstrap(const rlwe::Ciphertext& x, const BootstrapKeys& keys,
                                          BootstrapPhaseTimes* times) const {
-  const SparseSecretKeys* sparse = keys.sparse ? &*keys.sparse : nullptr;
+  return bootstrap(x, keys.relin, keys.galois, keys.sparse ? &*keys.sparse : nullptr, times);
+}
+
+rlwe::Ciphertext Bootstrapper::bootstrap(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
+                                         const rlwe::GaloisKeys& keys,
+                                         const SparseSecretKeys* sparse,
+                                         BootstrapPhaseTimes* times) const {
   require_sparse_keys(sparse, "bootstrap");
-  return run(scaled_up(x, entry_level(), keys.galois), keys.relin, keys.galois, sparse, times);
+  return run(scaled_up(x, entry_level(), keys), relin, keys, sparse, times);
 }
 
 std::size_t Bootstrapper::key_count() const {

@@ -63,7 +63,7 @@ CKKSTensor CKKSTensor::encrypt(TensorContext::Ptr context, const PlainTensor& pl
                           " does not fit the " + std::to_string(context->slot_count()) + " slots");
   for (const double v : plain.data())
     if (!std::isfinite(v)) throw InvalidArgument(std::string(op) + ": a value is not finite");
-  const std::size_t level = context->rlwe_context()->max_level();
+  const std::size_t level = context->encryption_level();
   auto elements = detail::map_chunks(inner, [&](std::size_t e) {
     std::vector<double> values(batch);
     for (std::size_t b = 0; b < batch; ++b)

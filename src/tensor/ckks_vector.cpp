@@ -90,7 +90,7 @@ CKKSVector CKKSVector::encrypt(TensorContext::Ptr context, std::span<const doubl
   const auto& encryptor = context->ckks_encryptor(op);
   if (scale == 0) scale = context->global_scale();
   const std::size_t slots = context->slot_count();
-  const std::size_t level = context->rlwe_context()->max_level();
+  const std::size_t level = context->encryption_level();
   CKKSVector out(context, {}, values.size(), true);
   out.chunks_ = detail::map_chunks(detail::chunk_count(values.size(), slots), [&](std::size_t c) {
     const auto part = values.subspan(c * slots, std::min(slots, values.size() - c * slots));

@@ -46,7 +46,6 @@ double log2_modulus(const rlwe::Parameters& parameters) {
   return bits;
 }
 
-// A copy of a key-switching key (keys are explicit to copy).
 // The top level's scale for a requested CKKS scale. heft's evaluator gives
 // level l - 1 the scale s_l^2 / q_l, which doubles any gap between the scale
 // and the primes at every level: TenSEAL's MNIST set (scale 2^21, 21-bit
@@ -68,19 +67,6 @@ double stable_top_scale(const rlwe::Parameters& parameters, double requested) {
   for (std::size_t level = 1; level < primes.size(); ++level)
     scale = std::sqrt(scale * static_cast<double>(primes[level]));
   return scale;
-}
-
-rlwe::KeySwitchKey clone_key(const rlwe::KeySwitchKey& key) {
-  rlwe::KeySwitchKey copy;
-  copy.context = key.context;
-  for (const auto& b : key.b)
-    copy.b.push_back(b.clone());
-  for (const auto& a : key.a)
-    copy.a.push_back(a.clone());
-  copy.galois_element = key.galois_element;
-  copy.error_scale = key.error_scale;
-  copy.a_seed = key.a_seed;
-  return copy;
 }
 
 }  // namespace
@@ -230,15 +216,22 @@ void TensorContext::generate_galois_keys() {
   generate_galois_keys(steps, true);
 }
 
-void TensorContext::generate_galois_keys(std::span<const int64_t> steps, bool include_swap) {
-  auto made = key_generator("generate_galois_keys").create_galois_keys(steps, include_swap);
+void TensorContext::generate_galois_keys(std::span<const int64_t> steps, bool include_swap,
+                                         std::optional<std::size_t> max_level) {
+  auto made =
+      key_generator("generate_galois_keys").create_galois_keys(steps, include_swap, max_level);
   if (!galois_keys_) {
     galois_keys_.emplace(std::move(made));
     return;
   }
-  // Added to the keys present (a key for an element already there replaces it).
-  for (const uint64_t element : made.elements())
-    galois_keys_->insert(element, clone_key(made.at(element)));
+  // Added to the keys present; a key already there that reaches at least as
+  // high (a bootstrapping key, say) is kept.
+  for (const uint64_t element : made.elements()) {
+    if (galois_keys_->has(element) &&
+        galois_keys_->at(element).max_level() >= made.at(element).max_level())
+      continue;
+    galois_keys_->insert(element, made.extract(element));
+  }
 }
 
 void TensorContext::generate_relin_keys() {

@@ -142,6 +142,11 @@ class HEFT_EXPORT Bootstrapper {
   [[nodiscard]] BootstrapOrder order() const noexcept { return parameters_.order; }
   [[nodiscard]] std::size_t slots() const noexcept { return slots_; }
   [[nodiscard]] const Polynomial& sine() const noexcept { return sine_; }
+  // The sparse-secret encapsulation (null without one): its small_context()
+  // is the one the to_sparse key must be made or loaded under.
+  [[nodiscard]] const SparseSecretEncapsulation* encapsulation() const noexcept {
+    return encapsulation_ ? &*encapsulation_ : nullptr;
+  }
 
   // Exactly the keys bootstrap() needs for `secret` (a key of this
   // context): relinearization, one Galois key per rotation step and
@@ -165,6 +170,12 @@ class HEFT_EXPORT Bootstrapper {
   // The same with every key in one record; the form to use with
   // sparse_secret_weight > 0 (the overload above refuses it then).
   [[nodiscard]] rlwe::Ciphertext bootstrap(const rlwe::Ciphertext& x, const BootstrapKeys& keys,
+                                           BootstrapPhaseTimes* times = nullptr) const;
+  // The same with the keys held apart (a tensor context keeps the Galois
+  // keys of bootstrapping with its own): `sparse` null without encapsulation.
+  [[nodiscard]] rlwe::Ciphertext bootstrap(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
+                                           const rlwe::GaloisKeys& keys,
+                                           const SparseSecretKeys* sparse,
                                            BootstrapPhaseTimes* times = nullptr) const;
 
   // Two iterations (META-BTS): y = bootstrap(x); the difference x - y, taken

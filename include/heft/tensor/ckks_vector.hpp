@@ -30,6 +30,7 @@
 #include <span>
 #include <vector>
 
+#include "heft/circuits/linear_transform.hpp"
 #include "heft/export.hpp"
 #include "heft/rlwe/ciphertext.hpp"
 #include "heft/rlwe/serialization.hpp"
@@ -152,6 +153,23 @@ class HEFT_EXPORT CKKSVector {
   [[nodiscard]] CKKSVector slice(std::size_t begin, std::size_t end) const;
 
   // ---- serialization ----
+  // ---- bootstrapping and general linear transforms ----
+  // Each ciphertext refreshed by bootstrapping (TensorContext::bootstrap):
+  // the same values within the bootstrap's precision, at the context's
+  // encryption level. Values should be at most about 1 in absolute value
+  // (bootstrapping's range; scale them down before). InvalidArgument on a
+  // context that cannot bootstrap or lacks the keys.
+  [[nodiscard]] CKKSVector bootstrap() const;
+  // The same only when fewer than `levels` levels are left: what an
+  // operation needing `levels` calls first (levels <= the encryption level).
+  [[nodiscard]] CKKSVector refresh_for(std::size_t levels) const;
+  // M x for a linear transform built for this context's full slot vector
+  // (circuits::LinearTransform at this vector's level or above): one level,
+  // baby steps hoisted, the Galois keys of m.rotation_steps() needed. For a
+  // vector of one ciphertext; the result keeps this vector's size, its
+  // padding slots (if any) whatever M puts there.
+  [[nodiscard]] CKKSVector linear_transform(const circuits::LinearTransform& m) const;
+
   [[nodiscard]] rlwe::Bytes serialize(const rlwe::SaveOptions& options = {}) const;
   // FormatError / MismatchError as rlwe's loaders, and for a vector whose
   // ciphertexts do not fit its size or the context.

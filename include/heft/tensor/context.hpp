@@ -23,6 +23,16 @@
 // that are on ask for (operands whose scales differ are then refused with
 // MismatchError, as SEAL refuses them in TenSEAL).
 //
+// Bootstrapping (CKKS): a context made from a bootstrapping preset
+// (create_bootstrappable) holds the bootstrapper's settings; its keys come
+// from generate_bootstrap_keys (the rotations the transforms use, each at the
+// level it is used at, merged into the Galois keys, and the sparse-secret
+// keys of encapsulation), and they serialize with the context. Fresh
+// encryptions then start at the bootstrapper's output level, the top of the
+// levels left for computation (the levels above it are the bootstrapping
+// circuit's own, and a ciphertext there only costs more to send and to
+// compute on), and CKKSVector::bootstrap refreshes a vector back to it.
+//
 // A context is shared by the tensors made under it (std::shared_ptr).
 // Operations on tensors only read it; the mutating calls (keys, flags,
 // make_context_public) must not run while other threads use it.
@@ -31,10 +41,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
+#include "heft/circuits/bootstrapper.hpp"
 #include "heft/export.hpp"
 #include "heft/rlwe/context.hpp"
 #include "heft/rlwe/encryptor.hpp"
@@ -52,6 +65,15 @@
 namespace heft::tensor {
 
 enum class Scheme : uint8_t { ckks = 0, bfv = 1 };
+
+// How a bootstrappable context bootstraps (create_bootstrappable).
+struct HEFT_EXPORT BootstrapOptions {
+  circuits::BootstrapOrder order = circuits::BootstrapOrder::coeffs_to_slots_first;
+  // Bootstrap the real parts only (about half EvalMod's work): for tensors,
+  // whose values are real, always right; the default.
+  bool real_slots = true;
+  std::size_t n_threads = 0;  // > 0: heft::set_num_threads(n_threads) (process-wide)
+};
 
 // TenSEAL's ts.context(...) arguments.
 struct HEFT_EXPORT TenSEALArguments {
@@ -92,6 +114,15 @@ class HEFT_EXPORT TensorContext {
   // modulus), with fresh keys.
   [[nodiscard]] static Ptr create(const rlwe::Parameters& parameters, double global_scale = 0);
 
+  // A CKKS context on a bootstrapping preset's parameters
+  // (circuits::bootstrap_preset: "n16-encaps", "n16", and the insecure
+  // "small-encaps" / "small" for tests), with public and relinearization
+  // keys; bootstrapping keys come from generate_bootstrap_keys. The global
+  // scale is the default scale of the encryption level. InvalidArgument
+  // naming the presets for an unknown name.
+  [[nodiscard]] static Ptr create_bootstrappable(std::string_view preset,
+                                                 const BootstrapOptions& options = {});
+
   TensorContext(PrivateTag, std::shared_ptr<const rlwe::Context> context, double global_scale);
 
   [[nodiscard]] Scheme scheme() const noexcept { return scheme_; }
@@ -125,8 +156,11 @@ class HEFT_EXPORT TensorContext {
   // Adds keys for the default steps and the row swap / conjugation.
   // InvalidArgument on a public context or parameters without key switching.
   void generate_galois_keys();
-  // Adds keys for exactly these steps (and the swap / conjugation if asked).
-  void generate_galois_keys(std::span<const int64_t> steps, bool include_swap = false);
+  // Adds keys for exactly these steps (and the swap / conjugation if asked),
+  // for ciphertexts at `max_level` or below (all levels when absent): keys
+  // for a lower level are smaller (rlwe::KeyGenerator::create_galois_keys).
+  void generate_galois_keys(std::span<const int64_t> steps, bool include_swap = false,
+                            std::optional<std::size_t> max_level = std::nullopt);
   void generate_relin_keys();
   // Drops the secret key (generating the Galois / relinearization keys first
   // when asked, while the secret is still there).
@@ -142,6 +176,33 @@ class HEFT_EXPORT TensorContext {
   // composition of keys (rlwe::plan_rotation over `cycle` positions), and the
   // swap when asked for and absent.
   void require_rotations(std::span<const int64_t> steps, bool swap, const char* operation) const;
+
+  // ---- bootstrapping (create_bootstrappable) ----
+  [[nodiscard]] bool is_bootstrappable() const noexcept { return bootstrap_.has_value(); }
+  // The Galois keys and, with encapsulation, the sparse-secret keys are present.
+  [[nodiscard]] bool has_bootstrap_keys() const;
+  [[nodiscard]] const std::optional<circuits::BootstrapParameters>& bootstrap_parameters()
+      const noexcept {
+    return bootstrap_;
+  }
+  // Makes the keys bootstrapping needs (progress after each, as
+  // Bootstrapper::create_keys counts them), adding the Galois keys to those
+  // present (a key already there for a level at least as high is kept).
+  // InvalidArgument on a context that is not bootstrappable or is public.
+  void generate_bootstrap_keys(const circuits::KeyProgress& progress = {});
+  // The bytes those keys take, from their shapes (before making them).
+  [[nodiscard]] double bootstrap_key_bytes() const;
+  // The bootstrapper, built on first use (its transforms take a few seconds
+  // and, at N = 2^16, gigabytes; a client that only makes keys and encrypts
+  // never keeps one). InvalidArgument naming `operation` when the context is
+  // not bootstrappable.
+  [[nodiscard]] const circuits::Bootstrapper& bootstrapper(const char* operation) const;
+  // One ciphertext refreshed to the encryption level. InvalidArgument naming
+  // `operation` without the keys (the message says how to make them).
+  [[nodiscard]] rlwe::Ciphertext bootstrap(const rlwe::Ciphertext& x, const char* operation) const;
+  // The level fresh encryptions start at: the top level, or the
+  // bootstrapper's output level for a bootstrappable context.
+  [[nodiscard]] std::size_t encryption_level() const noexcept;
 
   // ---- scheme objects (CKKS ones throw for BFV and back) ----
   [[nodiscard]] const ckks::Encoder& ckks_encoder() const;
@@ -192,6 +253,7 @@ class HEFT_EXPORT TensorContext {
     bool secret_key = true;
     bool galois_keys = true;
     bool relin_keys = true;
+    bool bootstrap_keys = true;  // the bootstrapper's settings and the sparse-secret keys
   };
   [[nodiscard]] rlwe::Bytes serialize(const SaveParts& parts,
                                       const rlwe::SaveOptions& options = {}) const;
@@ -207,6 +269,9 @@ class HEFT_EXPORT TensorContext {
   void make_scheme_objects();
   // (Re)makes the encryptor and decryptor from the keys present.
   void make_crypto_objects();
+  // The to_sparse key moved under bootstrapper_'s small context (a key made
+  // or loaded under another object of the same parameters).
+  void rehome_sparse_key() const;
 
   std::shared_ptr<const rlwe::Context> context_;
   Scheme scheme_ = Scheme::ckks;
@@ -231,6 +296,14 @@ class HEFT_EXPORT TensorContext {
   std::optional<bfv::Encryptor> bfv_encryptor_;
   std::optional<bfv::Decryptor> bfv_decryptor_;
   std::optional<ckks::FloodingOptions> flooding_;
+
+  std::optional<circuits::BootstrapParameters> bootstrap_;
+  // Mutable: bootstrapper() moves the to_sparse key under the small context
+  // of the bootstrapper it builds (each encapsulation makes its own).
+  mutable std::optional<circuits::SparseSecretKeys> sparse_keys_;
+  // Built by bootstrapper() on first use, under the mutex.
+  mutable std::shared_ptr<const circuits::Bootstrapper> bootstrapper_;
+  mutable std::mutex bootstrapper_mutex_;
 };
 
 }  // namespace heft::tensor
