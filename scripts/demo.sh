@@ -4,7 +4,9 @@
 # which kernel level heft chose (heft_demo), then the main job, encrypted
 # inference on real Fashion-MNIST test images through the Python package,
 # with client and server roles (python/examples/fashion_mnist_inference.py
-# says what it does; examples/fashion_mnist_inference.cpp is the same in C++).
+# says what it does; examples/fashion_mnist_inference.cpp is the same in C++):
+# TenSEAL's tutorial network, then a deeper one that bootstraps
+# (python/examples/fashion_mnist_deep.py; about 19 GiB of memory at its peak).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh

@@ -11,7 +11,8 @@ NotImplementedError naming it.
 from ._heft import (Error, FormatError, InvalidArgument, MismatchError, NoiseBudgetError,
                     TransparentCiphertextError, UnsupportedError)
 from ._context import (ENCRYPTION_TYPE, SCHEME_TYPE, Context, SecretKey, bootstrap_presets,
-                       bootstrappable_context, context, context_from)
+                       bootstrappable_context, context, context_from,
+                       release_idle_memory)
 from ._vectors import (BFVVector, CKKSVector, LinearTransform, bfv_vector, bfv_vector_from, ckks_vector,
                        ckks_vector_from, im2col_encoding, lazy_bfv_vector_from,
                        lazy_ckks_vector_from)
@@ -25,5 +26,5 @@ __all__ = [
     "SignApproximation", "TransparentCiphertextError", "UnsupportedError", "bfv_tensor", "bfv_tensor_from", "bfv_vector", "bfv_vector_from", "bootstrap_presets", "bootstrappable_context", "ckks_tensor",
     "ckks_tensor_from", "ckks_vector", "ckks_vector_from", "context", "context_from",
     "im2col_encoding", "lazy_bfv_tensor_from", "lazy_bfv_vector_from", "lazy_ckks_tensor_from", "lazy_ckks_vector_from",
-    "plain_tensor",
+    "plain_tensor", "release_idle_memory",
 ]

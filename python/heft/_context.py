@@ -239,3 +239,10 @@ def bootstrappable_context(preset="n16-encaps", order="coeffs_to_slots_first", r
     native = _heft.TensorContext.create_bootstrappable(
         str(preset), order == "slots_to_coeffs_first", bool(real_slots), int(n_threads or 0))
     return Context(native)
+
+
+def release_idle_memory():
+    """Gives memory heft keeps for reuse (freed polynomials) back to the system, and
+    returns how many bytes: between two large computations, such as a bootstrapping
+    context after smaller ones, so that the second does not pay for the first."""
+    return _heft.release_idle_memory()

@@ -288,7 +288,8 @@ class LinearTransform:
     keys needed are rotation_steps()."""
 
     def __init__(self, context, diagonals, level, baby_steps=0):
-        diagonals = {int(k): _flat_list(v, float) for k, v in diagonals.items()}
+        diagonals = {int(k): v if hasattr(v, "dtype") else _flat_list(v, float)
+                     for k, v in diagonals.items()}
         self.data = _heft.LinearTransform(context.data, diagonals, int(level), int(baby_steps))
 
     def rotation_steps(self):

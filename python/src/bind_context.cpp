@@ -1,6 +1,7 @@
 // TensorContext for Python: made from TenSEAL's arguments, its flags, keys
 // and serialization (heft/tensor/context.hpp).
 #include <pybind11/functional.h>
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 #include "bindings.hpp"
 #include "heft/circuits/bootstrap_presets.hpp"
 #include "heft/tensor/context.hpp"
+#include "heft/util/error.hpp"
+#include "heft/util/memory_pool.hpp"
 
 namespace heft::python {
 
@@ -158,16 +161,24 @@ void bind_context(py::module_& m) {
           py::arg("data"), py::arg("allow_insecure_parameters") = false);
 
   m.def("bootstrap_preset_names", &circuits::bootstrap_preset_names);
+  m.def("release_idle_memory", [] { return unlocked([] { return release_idle_memory(); }); });
 
   // y = M x by diagonals, prepared once (circuits::LinearTransform): the
   // building block of convolutions over channels packed in blocks of slots.
   py::class_<circuits::LinearTransform>(m, "LinearTransform")
-      .def(py::init([](const TensorContext::Ptr& context,
-                       const std::map<int64_t, std::vector<double>>& diagonals, std::size_t level,
-                       std::size_t baby_steps) {
+      .def(py::init([](const TensorContext::Ptr& context, const py::dict& diagonals,
+                       std::size_t level, std::size_t baby_steps) {
+             // numpy arrays (or sequences) of doubles, read without Python
+             // floats in between: a convolution's diagonals are megabytes.
              std::map<int64_t, std::vector<std::complex<double>>> complex_diagonals;
-             for (const auto& [k, values] : diagonals)
-               complex_diagonals[k].assign(values.begin(), values.end());
+             for (const auto& [key, value] : diagonals) {
+               const auto array =
+                   py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(value);
+               if (!array || array.ndim() != 1)
+                 throw InvalidArgument("LinearTransform: each diagonal must be a 1-D array");
+               auto& out = complex_diagonals[key.cast<int64_t>()];
+               out.assign(array.data(), array.data() + array.size());
+             }
              circuits::LinearTransformOptions options;
              options.level = level;
              options.slots = context->slot_count();

@@ -5,12 +5,14 @@
 
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "heft/rlwe/serialization.hpp"
+#include "heft/util/memory_pool.hpp"
 
 namespace heft::python {
 
@@ -30,8 +32,16 @@ auto unlocked(F&& f) {
 }
 
 // Serialized objects cross as Python bytes.
+// Written into a fresh bytes object marked for huge pages first: a
+// bootstrappable context's bytes are gigabytes, and faulting them in 4 KiB
+// pages cost more than the copy.
 inline py::bytes to_bytes(const rlwe::Bytes& bytes) {
-  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+  PyObject* object = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(bytes.size()));
+  if (object == nullptr) throw py::error_already_set();
+  char* data = PyBytes_AS_STRING(object);
+  advise_huge_pages(data, bytes.size());
+  std::copy(bytes.begin(), bytes.end(), data);
+  return py::reinterpret_steal<py::bytes>(object);
 }
 // A view of the Python bytes, not a copy (a 4096-image request is 282 MiB):
 // valid while `bytes` lives, which the caller's argument guarantees for the

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "heft/util/error.hpp"
+#include "heft/util/parallel.hpp"
 
 namespace heft::circuits {
 
@@ -108,17 +109,28 @@ LinearTransform LinearTransform::encode(
       by_giant;
   for (const auto& [k, values] : diagonals)
     by_giant[(k / n1) * n1].push_back({k % n1, &values});
-  for (const auto& [giant, terms] : by_giant) {
-    GiantStep step{giant, {}};
-    for (const auto& [baby, values] : terms) {
-      // rotate(diag_k, -giant): entry j is diag_k[j - giant].
-      std::vector<std::complex<double>> rotated(n);
-      for (std::size_t j = 0; j < n; ++j)
-        rotated[j] = (*values)[(j + n - giant) % n];
-      step.terms.push_back(
-          {baby, encoder.encode_extended(rotated, out.scale_, options.level, out.slots_)});
-    }
-    out.giants_.push_back(std::move(step));
+  // Every term encoded in parallel (a convolution over 16 channels has 144
+  // diagonals, each an FFT and an NTT per tower), then put in place.
+  struct Pending {
+    std::size_t giant, baby;
+    const std::vector<std::complex<double>>* values;
+  };
+  std::vector<Pending> pending;
+  for (const auto& [giant, terms] : by_giant)
+    for (const auto& [baby, values] : terms)
+      pending.push_back({giant, baby, values});
+  std::vector<ckks::ExtendedPlaintext> encoded(pending.size());
+  parallel_for(0, pending.size(), [&](std::size_t t) {
+    // rotate(diag_k, -giant): entry j is diag_k[j - giant].
+    std::vector<std::complex<double>> rotated(n);
+    for (std::size_t j = 0; j < n; ++j)
+      rotated[j] = (*pending[t].values)[(j + n - pending[t].giant) % n];
+    encoded[t] = encoder.encode_extended(rotated, out.scale_, options.level, out.slots_);
+  });
+  for (std::size_t t = 0; t < pending.size(); ++t) {
+    if (out.giants_.empty() || out.giants_.back().giant != pending[t].giant)
+      out.giants_.push_back(GiantStep{pending[t].giant, {}});
+    out.giants_.back().terms.push_back({pending[t].baby, std::move(encoded[t])});
   }
   return out;
 }

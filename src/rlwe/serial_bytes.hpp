@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "heft/util/memory_pool.hpp"
+
 namespace heft::rlwe::serial {
 
 class ByteWriter {
@@ -32,10 +34,12 @@ class ByteWriter {
 
   // Makes room for `count` more bytes at once (large objects would otherwise
   // be copied as the buffer doubles).
-  // Grows geometrically, so repeated calls stay linear overall.
+  // Grows geometrically, so repeated calls stay linear overall; a large
+  // buffer is marked for huge pages before it is written.
   void reserve_more(std::size_t count) {
     if (bytes_.capacity() - bytes_.size() < count) {
       bytes_.reserve(std::max(bytes_.size() + count, 2 * bytes_.capacity()));
+      advise_huge_pages(bytes_.data(), bytes_.capacity());
     }
   }
 

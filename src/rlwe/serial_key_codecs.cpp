@@ -179,6 +179,12 @@ void write_galois_keys(ByteWriter& out, const GaloisKeys& keys,
                             " is for element " + std::to_string(key.galois_element));
     }
   }
+  // Room for all of them at once (unseeded: an upper bound; untouched pages
+  // cost nothing), so that gigabytes of keys are not copied as the buffer grows.
+  std::size_t total = 4;
+  for (uint64_t g : elements)
+    total += switch_key_bytes(context, false, keys.at(g).max_level() + 1) + kChecksumBytes;
+  out.reserve_more(total);
   out.u32(static_cast<uint32_t>(elements.size()));
   // Serial on purpose: writing keys on separate threads into separate
   // buffers and appending them measured no faster on 2 cores (the copy and

@@ -5,6 +5,7 @@
 // and throws FormatError on short or malformed input.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include "heft/rlwe/serialization.hpp"
 #include "heft/util/error.hpp"
+#include "heft/util/memory_pool.hpp"
 
 namespace heft::tensor::detail {
 
@@ -29,7 +31,15 @@ class EnvelopeWriter {
   void u16(uint16_t value) { little_endian(value, 2); }
   void u64(uint64_t value) { little_endian(value, 8); }
   void f64(double value) { u64(std::bit_cast<uint64_t>(value)); }
-  void frame(const rlwe::Bytes& frame) { bytes_.insert(bytes_.end(), frame.begin(), frame.end()); }
+  void frame(const rlwe::Bytes& frame) {
+    if (bytes_.capacity() - bytes_.size() < frame.size()) {
+      // Geometric growth: a tensor is hundreds of frames, each would
+      // otherwise copy all before it.
+      bytes_.reserve(std::max(bytes_.size() + frame.size() + 1024, 2 * bytes_.capacity()));
+      advise_huge_pages(bytes_.data(), bytes_.capacity());
+    }
+    bytes_.insert(bytes_.end(), frame.begin(), frame.end());
+  }
   [[nodiscard]] rlwe::Bytes take() { return std::move(bytes_); }
 
  private:

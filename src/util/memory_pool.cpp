@@ -1,6 +1,7 @@
 // Size-keyed free lists behind AlignedBuffer (see memory_pool.hpp for why).
 #include "heft/util/memory_pool.hpp"
 
+#include <malloc.h>
 #include <sys/mman.h>
 
 #include <cerrno>
@@ -65,6 +66,14 @@ void* pool_allocate(std::size_t bytes) {
   return block;
 }
 
+void advise_huge_pages(void* data, std::size_t bytes) noexcept {
+  if (data == nullptr || bytes < 2 * kHugePage) return;
+  const auto start = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t first = (start + kHugePage - 1) & ~(kHugePage - 1);
+  const std::uintptr_t last = (start + bytes) & ~(kHugePage - 1);
+  if (last > first) (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+}
+
 void pool_release(void* block, std::size_t bytes) noexcept {
   if (block == nullptr) return;
   if (bytes >= kMinPooledBytes) {
@@ -81,6 +90,24 @@ void pool_release(void* block, std::size_t bytes) noexcept {
     }
   }
   ::operator delete[](block, std::align_val_t{alignment_for(bytes)});
+}
+
+std::size_t release_idle_memory() noexcept {
+  std::unordered_map<std::size_t, std::vector<void*>> blocks;
+  std::size_t released = 0;
+  {
+    Pool& p = pool();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    blocks.swap(p.free_blocks);
+    released = p.idle_bytes;
+    p.idle_bytes = 0;
+  }
+  for (auto& [bytes, list] : blocks)
+    for (void* block : list)
+      ::operator delete[](block, std::align_val_t{alignment_for(bytes)});
+  // And what malloc keeps in its own free lists.
+  (void)malloc_trim(0);
+  return released;
 }
 
 std::size_t pool_limit_from_text(const char* text) noexcept {
