@@ -18,6 +18,7 @@ TensorContext::Ptr TensorContext::create_bootstrappable(std::string_view preset_
   circuits::BootstrapParameters parameters = preset.bootstrap;
   parameters.real_slots = options.real_slots;
   context->bootstrap_ = parameters;
+  context->bootstrap_depth_ = circuits::Bootstrapper::depth_for(parameters);
   context->global_scale_ = context->ckks_evaluator().scale_at(context->encryption_level());
   return context;
 }
@@ -25,7 +26,7 @@ TensorContext::Ptr TensorContext::create_bootstrappable(std::string_view preset_
 std::size_t TensorContext::encryption_level() const noexcept {
   const std::size_t top = context_->max_level();
   if (!bootstrap_) return top;
-  return top - circuits::Bootstrapper::depth_for(*bootstrap_);
+  return top - bootstrap_depth_;
 }
 
 bool TensorContext::has_bootstrap_keys() const {

@@ -108,6 +108,12 @@ TensorContext::Ptr TensorContext::load(std::span<const uint8_t> bytes,
   if (keys & kBootstrap) {
     if (scheme != 0) in.fail("bootstrapping settings on a BFV context");
     const circuits::BootstrapParameters parameters = read_bootstrap(in);
+    // Bounds before any work: the sine's degree and range set how long
+    // building it takes (the presets use K <= 512, degree <= 4095).
+    if (parameters.mod_range > 1024 || parameters.sine_degree > 8191 ||
+        parameters.coeffs_to_slots_levels > 64 || parameters.slots_to_coeffs_levels > 64 ||
+        parameters.sparse_secret_weight > rlwe_context->degree())
+      in.fail("bootstrapping settings out of range");
     std::size_t depth = 0;
     try {
       depth = circuits::Bootstrapper::depth_for(parameters);
@@ -129,6 +135,7 @@ TensorContext::Ptr TensorContext::load(std::span<const uint8_t> bytes,
           circuits::SparseSecretKeys{std::move(to_sparse), std::move(to_dense)});
     }
     context->bootstrap_ = parameters;
+    context->bootstrap_depth_ = depth;
   }
   in.finish();
   context->make_crypto_objects();

@@ -298,6 +298,7 @@ class HEFT_EXPORT TensorContext {
   std::optional<ckks::FloodingOptions> flooding_;
 
   std::optional<circuits::BootstrapParameters> bootstrap_;
+  std::size_t bootstrap_depth_ = 0;  // Bootstrapper::depth_for(*bootstrap_), found once
   // Mutable: bootstrapper() moves the to_sparse key under the small context
   // of the bootstrapper it builds (each encapsulation makes its own).
   mutable std::optional<circuits::SparseSecretKeys> sparse_keys_;
