@@ -14,7 +14,6 @@ namespace heft::tensor {
 CKKSVector CKKSVector::bootstrap() const {
   constexpr const char* op = "CKKSVector::bootstrap";
   require_valid(op);
-  (void)context_->bootstrapper(op);  // the typed error first, before any work
   auto chunks = detail::map_chunks(
       chunks_.size(), [&](std::size_t c) { return context_->bootstrap(chunks_[c], op); });
   // Bootstrapping refreshes every slot: a padding of zeros stays zeros

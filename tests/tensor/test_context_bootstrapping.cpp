@@ -9,27 +9,18 @@
 #include <cmath>
 #include <complex>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "heft/circuits/bootstrap_presets.hpp"
 #include "heft/tensor/ckks_vector.hpp"
 #include "heft/util/error.hpp"
+#include "tensor_test_support.hpp"
 
 namespace heft::tensor {
 namespace {
 
 using Reals = std::vector<double>;
-
-Reals uniform(std::size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> d(-1, 1);
-  Reals out(n);
-  for (double& v : out)
-    v = d(rng);
-  return out;
-}
 
 double max_error(const Reals& got, const Reals& want) {
   double worst = 0;
@@ -61,7 +52,7 @@ TEST(ContextBootstrapping, FreshEncryptionsStartAtTheBootstrapOutputLevel) {
   EXPECT_LT(context->encryption_level(), context->rlwe_context()->max_level());
   EXPECT_DOUBLE_EQ(context->global_scale(),
                    context->ckks_evaluator().scale_at(context->encryption_level()));
-  const Reals x = uniform(context->slot_count(), 1);
+  const Reals x = testing::random_reals(context->slot_count(), 1);
   const CKKSVector v = CKKSVector::encrypt(context, x);
   EXPECT_EQ(v.level(), context->encryption_level());
   EXPECT_LT(max_error(v.decrypt(), x), 1e-6);
@@ -70,7 +61,7 @@ TEST(ContextBootstrapping, FreshEncryptionsStartAtTheBootstrapOutputLevel) {
 TEST(ContextBootstrapping, BootstrapsAVectorAtLevelZeroBackToTheEncryptionLevel) {
   const auto& context = shared_context();
   for (const std::size_t n : {context->slot_count(), std::size_t{100}}) {
-    const Reals x = uniform(n, 2 + n);
+    const Reals x = testing::random_reals(n, 2 + n);
     CKKSVector v = CKKSVector::encrypt(context, x);
     Reals want = x;
     // Squares down to level 0: x^(2^levels), kept near 1 by starting near 1.
@@ -93,7 +84,7 @@ TEST(ContextBootstrapping, BootstrapsAVectorAtLevelZeroBackToTheEncryptionLevel)
 
 TEST(ContextBootstrapping, RefreshForBootstrapsOnlyWhenLevelsRunOut) {
   const auto& context = shared_context();
-  const Reals x = uniform(64, 3);
+  const Reals x = testing::random_reals(64, 3);
   const CKKSVector v = CKKSVector::encrypt(context, x);
   const std::size_t top = context->encryption_level();
   // Enough levels: the same ciphertext level, no bootstrap (exact values).
@@ -127,7 +118,7 @@ TEST(ContextBootstrapping, APublicContextCarriesTheKeysToAServer) {
   EXPECT_TRUE(server->has_bootstrap_keys());
   EXPECT_EQ(server->encryption_level(), client->encryption_level());
 
-  const Reals x = uniform(client->slot_count(), 4);
+  const Reals x = testing::random_reals(client->slot_count(), 4);
   const CKKSVector sent = CKKSVector::load(server, CKKSVector::encrypt(client, x).serialize());
   const CKKSVector answer = sent.square().bootstrap();
   const CKKSVector back = CKKSVector::load(client, answer.serialize());
@@ -148,7 +139,7 @@ TEST(ContextBootstrapping, WithoutKeysOrSettingsBootstrapIsRefusedAndTheVectorUn
   // Bootstrappable, no keys yet.
   const auto keyless = TensorContext::create_bootstrappable("small");
   EXPECT_FALSE(keyless->has_bootstrap_keys());
-  const Reals x = uniform(32, 5);
+  const Reals x = testing::random_reals(32, 5);
   const CKKSVector v = CKKSVector::encrypt(keyless, x);
   try {
     (void)v.bootstrap();
@@ -177,11 +168,11 @@ TEST(ContextBootstrapping, WithoutKeysOrSettingsBootstrapIsRefusedAndTheVectorUn
 TEST(ContextBootstrapping, LinearTransformMatchesTheSumOfRotatedProducts) {
   const auto& context = shared_context();
   const std::size_t n = context->slot_count();
-  const Reals x = uniform(n, 6);
+  const Reals x = testing::random_reals(n, 6);
   std::map<int64_t, std::vector<std::complex<double>>> diagonals;
   std::map<int64_t, Reals> plain;
   for (const int64_t k : {0, 1, 5, 64, 65, 1000}) {
-    const Reals d = uniform(n, 100 + static_cast<uint64_t>(k));
+    const Reals d = testing::random_reals(n, 100 + static_cast<uint64_t>(k));
     plain[k] = d;
     diagonals[k].assign(d.begin(), d.end());
   }
