@@ -273,6 +273,52 @@ class _Tensor(Encrypted):
         self.data = self.broadcast(shape).data
         return self
 
+    def take(self, indices, axis):
+        """numpy.take along an axis of the tensor's shape (not the batch of a batched
+        tensor): the chosen elements, still encrypted."""
+        axis = int(axis)
+        native_axis = axis if self._batched else axis + 1
+        if axis < 0:
+            native_axis = len(self._native().shape) + axis
+        return self._wrap(self._native().take(native_axis, [int(i) for i in indices]))
+
+    def __getitem__(self, key):
+        """Integers and slices over the axes (a batched tensor's batch axis stays whole:
+        its first index must be `:`), numpy's basic indexing; the data stays encrypted."""
+        key = key if isinstance(key, tuple) else (key,)
+        native_shape = list(self._native().shape)
+        first = 0 if not self._batched else 1
+        if self._batched:
+            if key[0] != slice(None):
+                raise IndexError("the batch axis runs along the slots and stays whole: "
+                                 "index it with ':' (rotate moves its values)")
+            key = key[1:]
+        if len(key) > len(native_shape) - 1:
+            raise IndexError(f"too many indices for a tensor of shape {self.shape}")
+        native, dropped = self._native(), []
+        for offset, k in enumerate(key):
+            axis = 1 + offset
+            length = native_shape[axis]
+            if isinstance(k, slice):
+                indices = list(range(length))[k]
+                if not indices:
+                    raise IndexError(f"an empty slice of axis {axis - 1 + first}")
+            elif isinstance(k, numbers.Integral):
+                if not -length <= k < length:
+                    raise IndexError(f"index {k} is out of range for an axis of length {length}")
+                indices = [int(k) % length]
+                dropped.append(axis)
+            else:
+                raise IndexError("only integers and slices index an encrypted tensor")
+            if indices != list(range(length)):
+                native = native.take(axis, indices)
+        shape = [d for a, d in enumerate(native.shape) if a not in dropped]
+        if len(shape) == 1:
+            shape = shape + [1] if not self._batched else shape
+        if shape != list(native.shape):
+            native = native.reshape(shape)
+        return self._wrap(native)
+
     def dot(self, other):
         """numpy.dot for tensors of one or two axes (vector . vector, vector . matrix,
         matrix . vector, matrix . matrix), with a plain or an encrypted operand; a batched
@@ -343,6 +389,47 @@ class CKKSTensor(_Tensor):
 
     def avg_pool2d(self, kernel, stride):
         return self._wrap(self._native().avg_pool2d(int(kernel), int(stride)))
+
+    def level(self):
+        """Levels left (each product by a value or a ciphertext spends one)."""
+        return self._native().level()
+
+    def rotate(self, steps):
+        """A batched tensor whose batch fills the slots (N/2 entries), every element's
+        batch rolled left by `steps` (numpy.roll(x, -steps, axis=0)); no level. With
+        inputs packed in blocks of the batch (images of 32 x 32 slots), a rotation moves
+        each block's values to their neighbours. Needs Galois keys for the step."""
+        self._require_batched("rotate")
+        return self._wrap(self._native().rotate(int(steps)))
+
+    def rotate_(self, steps):
+        self.data = self.rotate(steps).data
+        return self
+
+    def rotate_hoisted(self, steps):
+        """Several rotations of every element sharing one key-switching decomposition:
+        [batch, ...] -> [batch, len(steps), ...], entry s rotated by steps[s]."""
+        self._require_batched("rotate_hoisted")
+        return self._wrap(self._native().rotate_hoisted([int(s) for s in steps]))
+
+    def bootstrap(self):
+        """Every element refreshed by bootstrapping (a bootstrappable_context with its
+        keys): the same values within the bootstrap's precision, at the context's
+        encryption level. Values should be at most about 1 in absolute value."""
+        return self._wrap(self._native().bootstrap())
+
+    def bootstrap_(self):
+        self.data = self.bootstrap().data
+        return self
+
+    def refresh_for(self, levels):
+        """This tensor if `levels` are left, else bootstrapped."""
+        return self._wrap(self._native().refresh_for(int(levels)))
+
+    def _require_batched(self, operation):
+        if not self._batched:
+            raise ValueError(f"{operation} rolls the batch axis: it needs a batched tensor "
+                             "(ckks_tensor(..., batch=True))")
 
     def relu(self, sign=None):
         sign = sign or SignApproximation()

@@ -94,6 +94,19 @@ void bind_tensors(py::module_& m) {
   py::class_<CKKSTensor> ckks(m, "CKKSTensor");
   bind_tensor_common<CKKSTensor, double, double>(ckks);
   ckks.def("level", &CKKSTensor::level)
+      .def("rotate", [](const CKKSTensor& a,
+                        int64_t steps) { return unlocked([&] { return a.rotate(steps); }); })
+      .def("rotate_hoisted",
+           [](const CKKSTensor& a, const std::vector<int64_t>& steps) {
+             return unlocked([&] { return a.rotate_hoisted(steps); });
+           })
+      .def("take", [](const CKKSTensor& a, std::size_t axis,
+                      const std::vector<std::size_t>& indices) { return a.take(axis, indices); })
+      .def("bootstrap", [](const CKKSTensor& a) { return unlocked([&] { return a.bootstrap(); }); })
+      .def("refresh_for",
+           [](const CKKSTensor& a, std::size_t levels) {
+             return unlocked([&] { return a.refresh_for(levels); });
+           })
       .def("mm", [](const CKKSTensor& a,
                     const PlainTensor& b) { return unlocked([&] { return a.mm(b); }); })
       .def("mm", [](const CKKSTensor& a,

@@ -114,3 +114,20 @@ def test_linear_transform_matches_numpy(context):
     y = v.linear_transform(transform)
     assert y.level() == v.level() - 1
     assert np.max(np.abs(np.array(y.decrypt()) - want)) < 1e-5
+
+
+def test_a_batched_tensor_bootstraps_each_element(context):
+    slots = 2048
+    x = np.random.default_rng(11).uniform(-1, 1, (slots, 3))
+    t = ts.ckks_tensor(context, x, batch=True)
+    assert t.level() == context.encryption_level
+    low = t * 0.5 * 2.0
+    assert low.level() < context.encryption_level
+    for refreshed in (low.bootstrap(), low.refresh_for(context.encryption_level)):
+        assert refreshed.level() == context.encryption_level
+        assert np.max(np.abs(refreshed.decrypt().numpy() - x)) < TOLERANCE
+    # Rotations of the batch after bootstrapping, as the deep demo's throughput mode does.
+    assert np.max(np.abs(low.bootstrap().rotate(3).decrypt().numpy()
+                         - np.roll(x, -3, axis=0))) < TOLERANCE
+    with pytest.raises(ValueError, match="bootstrapping gives back"):
+        t.refresh_for(context.encryption_level + 1)

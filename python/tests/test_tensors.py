@@ -113,3 +113,43 @@ def test_bfv_tensors_are_exact(bfv_context):
     assert (as_array(loaded) == a).all()
     with pytest.raises(ValueError):
         ts.bfv_tensor(bfv_context, ts.plain_tensor([1.5, 2.0]))
+
+
+def test_batched_rotations_roll_the_batch(ckks_context):
+    slots = 4096  # N = 8192
+    x = np.random.default_rng(9).uniform(-1, 1, (slots, 3))
+    t = ts.ckks_tensor(ckks_context, x, batch=True)
+    assert np.allclose(t.rotate(5).decrypt().numpy(), np.roll(x, -5, axis=0), atol=1e-5)
+    assert np.allclose(t.rotate(-2).decrypt().numpy(), np.roll(x, 2, axis=0), atol=1e-5)
+    hoisted = t.rotate_hoisted([0, 1, -3])
+    assert hoisted.shape == [slots, 3, 3]
+    want = np.stack([np.roll(x, -s, axis=0) for s in (0, 1, -3)], axis=1)
+    assert np.allclose(hoisted.decrypt().numpy(), want, atol=1e-5)
+    t.rotate_(1)
+    assert np.allclose(t.decrypt().numpy(), np.roll(x, -1, axis=0), atol=1e-5)
+    short = ts.ckks_tensor(ckks_context, x[:10], batch=True)
+    with pytest.raises(ValueError, match="does not fill"):
+        short.rotate(1)
+    with pytest.raises(ValueError, match="batched"):
+        ts.ckks_tensor(ckks_context, x[0]).rotate(1)
+
+
+def test_subscripts_keep_the_data_encrypted(ckks_context):
+    a = np.random.default_rng(10).uniform(-1, 1, (4, 3, 5))
+    batched = ts.ckks_tensor(ckks_context, a, batch=True)
+    for key in [(slice(None), 1), (slice(None), slice(1, 3)), (slice(None), -1, slice(None, None, 2)),
+                (slice(None), 2, 4)]:
+        got = batched[key]
+        assert isinstance(got, ts.CKKSTensor)
+        assert np.allclose(got.decrypt().numpy(), a[key], atol=1e-6), key
+    plain = ts.ckks_tensor(ckks_context, a[0])
+    assert plain[1].shape == [5]
+    assert np.allclose(plain[1].decrypt().numpy(), a[0][1], atol=1e-6)
+    assert np.allclose(plain[:, 2:4].decrypt().numpy(), a[0][:, 2:4], atol=1e-6)
+    assert np.allclose(batched.take([2, 0], 1).decrypt().numpy(), a[:, [2, 0]], atol=1e-6)
+    with pytest.raises(IndexError, match="batch axis"):
+        batched[0]
+    with pytest.raises(IndexError, match="out of range"):
+        plain[3]
+    with pytest.raises(IndexError, match="too many"):
+        plain[0, 0, 0]

@@ -263,6 +263,37 @@ CKKSTensor CKKSTensor::transpose() const {
   return {context_, detail::picked(elements_, moved.sources), moved.shape, clean_padding_};
 }
 
+CKKSTensor CKKSTensor::take(std::size_t axis, std::span<const std::size_t> indices) const {
+  constexpr const char* op = "CKKSTensor::take";
+  require_valid(op);
+  detail::require_axis(shape_, axis, op);
+  if (axis == 0)
+    throw InvalidArgument(std::string(op) +
+                          ": the batch axis runs along the slots; take along an axis after it "
+                          "(rotate the batch to move its values)");
+  if (indices.empty()) throw InvalidArgument(std::string(op) + ": no indices");
+  for (const std::size_t index : indices)
+    if (index >= shape_[axis])
+      throw InvalidArgument(std::string(op) + ": index " + std::to_string(index) +
+                            " is out of range for axis " + std::to_string(axis) + " of length " +
+                            std::to_string(shape_[axis]));
+  // Row-major over the axes after the batch: `outer` blocks of the axis,
+  // each holding `stride` consecutive elements per entry of the axis.
+  std::size_t stride = 1, outer = 1;
+  for (std::size_t a = axis + 1; a < shape_.size(); ++a)
+    stride *= shape_[a];
+  for (std::size_t a = 1; a < axis; ++a)
+    outer *= shape_[a];
+  std::vector<std::size_t> sources;
+  for (std::size_t o = 0; o < outer; ++o)
+    for (const std::size_t index : indices)
+      for (std::size_t k = 0; k < stride; ++k)
+        sources.push_back((o * shape_[axis] + index) * stride + k);
+  Shape shape = shape_;
+  shape[axis] = indices.size();
+  return {context_, detail::picked(elements_, sources), std::move(shape), clean_padding_};
+}
+
 CKKSTensor CKKSTensor::mm(const PlainTensor& matrix) const {
   constexpr const char* op = "CKKSTensor::mm";
   require_valid(op);

@@ -8,6 +8,7 @@
 #include "heft/util/error.hpp"
 #include "tensor/chunks.hpp"
 #include "tensor/ckks_vector_ops.hpp"
+#include "tensor/messages.hpp"
 
 namespace heft::tensor {
 
@@ -25,13 +26,8 @@ CKKSVector CKKSVector::refresh_for(std::size_t levels) const {
   constexpr const char* op = "CKKSVector::refresh_for";
   require_valid(op);
   if (levels <= level()) return copy();
-  const std::size_t available = context_->encryption_level();
-  if (!context_->is_bootstrappable() || levels > available)
-    throw InvalidArgument(std::string(op) + ": " + std::to_string(levels) +
-                          " levels are needed and " + std::to_string(level()) + " are left" +
-                          (context_->is_bootstrappable()
-                               ? " (bootstrapping gives back " + std::to_string(available) + ")"
-                               : "; the context cannot bootstrap"));
+  detail::require_refreshable(levels, level(), context_->is_bootstrappable(),
+                              context_->encryption_level(), op);
   return bootstrap();
 }
 

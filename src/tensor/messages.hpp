@@ -31,6 +31,19 @@ inline void require_levels(std::size_t needed, std::size_t available, const char
                         "primes)");
 }
 
+// InvalidArgument naming `operation` unless bootstrapping, which gives back
+// `available` levels (`bootstrappable` false: it cannot), covers `needed`
+// where `left` are left: refresh_for's check on vectors and tensors alike.
+inline void require_refreshable(std::size_t needed, std::size_t left, bool bootstrappable,
+                                std::size_t available, const char* operation) {
+  if (bootstrappable && needed <= available) return;
+  throw InvalidArgument(std::string(operation) + ": " + std::to_string(needed) +
+                        " levels are needed and " + std::to_string(left) + " are left" +
+                        (bootstrappable
+                             ? " (bootstrapping gives back " + std::to_string(available) + ")"
+                             : "; the context cannot bootstrap"));
+}
+
 // MismatchError naming `operation` unless both operands share a context.
 template <class Pointer>
 void require_same_context(const Pointer& a, const Pointer& b, const char* operation) {

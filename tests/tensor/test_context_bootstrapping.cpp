@@ -1,9 +1,9 @@
 // Bootstrapping through the tensor layer: a context on a bootstrapping preset
 // (small-encaps and small, N = 2^12, insecure: fast), its keys, fresh
 // encryptions at the encryption level, CKKSVector::bootstrap / refresh_for
-// against the plain values, the public context's bytes carrying the keys to
-// a server that bootstraps, CKKSVector::linear_transform against the same
-// sum of rotated products in doubles; errors typed, operands unchanged.
+// against the plain values, CKKSTensor::bootstrap / refresh_for, the public context's bytes
+// carrying the keys to a server that bootstraps, CKKSVector::linear_transform against the same sum
+// of rotated products in doubles; errors typed, operands unchanged.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "heft/circuits/bootstrap_presets.hpp"
+#include "heft/tensor/ckks_tensor.hpp"
 #include "heft/tensor/ckks_vector.hpp"
 #include "heft/util/error.hpp"
 #include "tensor_test_support.hpp"
@@ -104,6 +105,25 @@ TEST(ContextBootstrapping, RefreshForBootstrapsOnlyWhenLevelsRunOut) {
   } catch (const InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("bootstrapping gives back"), std::string::npos);
   }
+}
+
+TEST(ContextBootstrapping, ATensorBootstrapsEachElementAndRefreshesOnlyWhenNeeded) {
+  const auto& context = shared_context();
+  const std::size_t batch = context->slot_count(), top = context->encryption_level();
+  const Reals x = testing::random_reals(batch * 2, 4);
+  const auto t = CKKSTensor::encrypt(context, PlainTensor(x, {batch, 2}));
+  EXPECT_EQ(t.level(), top);
+  EXPECT_EQ(t.refresh_for(top).level(), top);  // levels left: no bootstrap
+  const CKKSTensor low = t.mul(0.5).mul(2.0);
+  ASSERT_LT(low.level(), top);
+  const CKKSTensor refreshed_both[] = {low.bootstrap(), low.refresh_for(top)};
+  for (const CKKSTensor& refreshed : refreshed_both) {
+    EXPECT_EQ(refreshed.level(), top);
+    const PlainTensor got = refreshed.decrypt();
+    ASSERT_EQ(got.shape(), (Shape{batch, 2}));
+    EXPECT_LT(max_error(got.data(), x), kBootstrapTolerance);
+  }
+  EXPECT_THROW((void)t.refresh_for(top + 1), InvalidArgument);
 }
 
 TEST(ContextBootstrapping, APublicContextCarriesTheKeysToAServer) {

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -106,6 +107,35 @@ class HEFT_EXPORT CKKSTensor {
   // each channel of a [batch, H, W] or [batch, C, H, W] tensor (a
   // depthwise convolution by 1 / kernel^2): one level; errors as conv2d.
   [[nodiscard]] CKKSTensor avg_pool2d(std::size_t kernel, std::size_t stride) const;
+
+  // ---- rotations of the batch, element selection, bootstrapping ----
+  // Every ciphertext's slots rotated left by `steps` (negative: right):
+  // batch entry b of the result is entry (b + steps) mod batch of this one
+  // (numpy's roll(x, -steps, axis=0)). The batch must fill the slots (N/2
+  // entries), so that the rotation is the ciphertexts' own: how values
+  // packed in blocks of the batch (several images, one per block) reach
+  // their neighbours. No level. InvalidArgument for a batch short of the
+  // slots or a missing Galois key (naming the step).
+  [[nodiscard]] CKKSTensor rotate(int64_t steps) const;
+  // Several rotations of every ciphertext sharing one key-switching
+  // decomposition each (hoisted): [batch, inner...] -> [batch, S, inner...]
+  // with S = steps.size(), element (s, e) the element e rotated by steps[s]
+  // (0 is a copy). Errors as rotate; InvalidArgument for no steps.
+  [[nodiscard]] CKKSTensor rotate_hoisted(std::span<const int64_t> steps) const;
+  // numpy's take(indices, axis) along an axis after the batch (axis >= 1):
+  // the chosen elements' ciphertexts, copied, the axis kept with
+  // indices.size() entries. What subscripts (x[:, i], x[:, 2:5]) are made
+  // of. InvalidArgument for the batch axis, an axis past the rank, no
+  // indices or an index out of range.
+  [[nodiscard]] CKKSTensor take(std::size_t axis, std::span<const std::size_t> indices) const;
+  // Every ciphertext refreshed by bootstrapping (TensorContext::bootstrap),
+  // as CKKSVector::bootstrap: values within the bootstrap's precision, at
+  // the context's encryption level; values must lie in about [-1, 1].
+  // InvalidArgument on a context that cannot bootstrap or lacks the keys.
+  [[nodiscard]] CKKSTensor bootstrap() const;
+  // A copy when `levels` are left, else bootstrap(); InvalidArgument when
+  // bootstrapping cannot give back that many.
+  [[nodiscard]] CKKSTensor refresh_for(std::size_t levels) const;
 
   // ---- comparisons (values in [-1, 1]) ----
   // max(x, 0) element-wise through a sign approximation
