@@ -26,13 +26,16 @@ reads. Average pooling is two rotations and additions (its 1/4 goes into the nex
 weights), after which the valid outputs sit every 2d slots: d, the dilation, doubles.
 The fully connected layer is a LinearTransform too: logit o lands in slot o * 1024.
 
+Throughput mode (fashion_mnist_deep_batch.py) packs 32 images per ciphertext instead,
+one ciphertext per channel, and bootstraps once per 32 images.
+
 Scaling: each activation's output is divided by its largest magnitude M over training
 images (calibrate()), folded into the weights, so that every value stays within about
 1, which bootstrapping needs; a x^2 + b x is evaluated as +-z (z + t) with z the
 convolution output times sqrt(|a| / M): one level, no scalar product.
 
     PYTHONPATH=build/python /usr/bin/python3 python/examples/fashion_mnist_deep.py \\
-        [--images 4] [--preset n16-encaps] [--threads T]
+        [--images 4] [--batch-images 32] [--preset n16-encaps] [--threads T]
 """
 import argparse
 import os
@@ -173,6 +176,9 @@ class DeepNetwork:
             side = side - k + 1
             self.layers.append({
                 "name": f"conv{layer}",
+                "kernels": kernels,  # scaled: what both layouts compute with
+                "bias_channels": bias,
+                "dilation": dilation,
                 "diagonals": conv_diagonals(kernels, dilation),
                 "baby_steps": BABY_STEPS.get(f"conv{layer}", BABY_STEPS["default"]),
                 "bias": per_block(bias[np.arange(BLOCKS) % channels]),
@@ -183,6 +189,7 @@ class DeepNetwork:
             gain = largest / 4 if pool else largest
             if pool:
                 dilation, side = dilation * 2, side // 2
+        self.fc_weights = model["fc"] * gain
         fc_bias = np.zeros(SLOTS)
         fc_bias[np.arange(10) * BLOCK] = model["fc_bias"]
         self.fc = {"name": "fc", "diagonals": fc_diagonals(model["fc"] * gain, channels,
@@ -196,7 +203,7 @@ class DeepNetwork:
         return 2 * len(self.layers) + 1
 
     def galois_steps(self):
-        """Every rotation step the server will use."""
+        """Every rotation step the server will use in latency mode."""
         steps = set()
         for layer in self.layers + [self.fc]:
             steps |= split_steps(layer["diagonals"], layer["baby_steps"])
@@ -218,11 +225,18 @@ class DeepNetwork:
 class DeepClient:
     """Makes the keys (network rotations and bootstrapping), encrypts, decrypts."""
 
-    def __init__(self, network, preset, progress=True):
+    def __init__(self, network, preset, batch_network=None, latency=True, progress=True):
         context = ts.bootstrappable_context(preset)
         level = context.encryption_level
-        # The network's rotations only ever run at the encryption level or below.
-        context.generate_galois_keys(network.galois_steps(), max_level=level)
+        # The network's rotations only ever run at the encryption level or below;
+        # throughput mode's merge rotations only below its mask.
+        steps = set(network.galois_steps()) if latency else set()
+        if batch_network:
+            batch_steps, merge_steps = batch_network.galois_steps()
+            steps |= set(batch_steps)
+            context.generate_galois_keys(merge_steps,
+                                         max_level=level - batch_network.levels_before_merge())
+        context.generate_galois_keys(sorted(steps), max_level=level)
         context.generate_bootstrap_keys(progress)
         self.public = context.serialize(save_secret_key=False)
         # The client keeps the secret and public keys only.
@@ -238,6 +252,14 @@ class DeepClient:
     def decrypt(self, answer):
         values = np.array(ts.ckks_vector_from(self.context, answer).decrypt())
         return values[np.arange(10) * BLOCK]
+
+    def encrypt_batch(self, images):
+        from fashion_mnist_deep_batch import pack_batch
+        return ts.ckks_tensor(self.context, pack_batch(images), batch=True).serialize()
+
+    def decrypt_batch(self, answer, count):
+        from fashion_mnist_deep_batch import logits_of
+        return logits_of(ts.ckks_tensor_from(self.context, answer).decrypt().numpy(), count)
 
 
 class DeepServer:
@@ -290,17 +312,22 @@ class DeepServer:
         return answer
 
 
-def run_deep(args, images, labels, model_path=DEEP_MODEL, progress=None, report=None):
-    """The deep network in latency mode on `images` (normalised), printed as the demo
-    reports it; returns the number of images whose encrypted and plain predictions
-    agree."""
+def run_deep(args, images, labels, model_path=DEEP_MODEL, progress=None, report=None,
+             batch_images=None, batch_labels=None):
+    """The deep network on `images` (normalised) in latency mode, one request each, and
+    on `batch_images` in throughput mode, 32 per request (either may be empty), printed
+    as the demo reports it. report(mode, ...) draws each mode's picture. Returns the
+    number of images whose encrypted and plain predictions agree, and how many ran."""
+    from fashion_mnist_deep_batch import BatchNetwork
     model = read_model(model_path)
     mean, deviation = model["normalisation"]
     train = read_idx(f"{DATA}/train-images-idx3-ubyte.gz", 500)
     network = DeepNetwork(model, calibrate(model, (train.astype(np.float64) / 255 - mean)
                                            / deviation))
+    batch_network = BatchNetwork(network) if batch_images is not None and len(batch_images) \
+        else None
     t0 = time.perf_counter()
-    client = DeepClient(network, args.preset)
+    client = DeepClient(network, args.preset, batch_network, latency=len(images) > 0)
     t1 = time.perf_counter()
     public_bytes = len(client.public)
     server = DeepServer(client.public, network)
@@ -310,13 +337,50 @@ def run_deep(args, images, labels, model_path=DEEP_MODEL, progress=None, report=
           f"when levels run out): client keys made in {t1 - t0:.1f} s; public context sent "
           f"to the server {public_bytes / 2**30:.2f} GiB (evaluation and bootstrapping keys, "
           f"no secret key), loaded in {t2 - t1:.1f} s")
+    agree = ran = 0
+    if len(images):
+        agree += _run_latency(client, server, model, images, labels, progress, report)
+        ran += len(images)
+    if batch_network:
+        server.layer_seconds, server.bootstraps = {}, 0
+        ts.release_idle_memory()  # latency mode's transforms, cached by heft's pool
+        agree += _run_throughput(client, server, batch_network, batch_images, batch_labels,
+                                 progress, report)
+        ran += len(batch_images)
+    return agree, ran
+
+
+class _Tally:
+    """Accuracy, agreement and logit error of encrypted against plain predictions."""
+
+    def __init__(self, model):
+        self.model = model
+        self.agree = self.right_encrypted = self.right_plain = 0
+        self.worst = 0.0
+        self.guesses = []
+
+    def add(self, logits, image, label):
+        want = plain_forward(self.model, image)
+        self.worst = max(self.worst, float(np.max(np.abs(logits - want))
+                                           / max(1.0, np.max(np.abs(want)))))
+        guess, plain_guess = int(np.argmax(logits)), int(np.argmax(want))
+        self.guesses.append(guess)
+        self.agree += guess == plain_guess
+        self.right_encrypted += guess == label
+        self.right_plain += plain_guess == label
+
+    def print(self, n):
+        print(f"  encrypted accuracy {self.right_encrypted / n:.1%}, plain accuracy "
+              f"{self.right_plain / n:.1%}, predictions agree on {self.agree}/{n}; largest "
+              f"logit error {self.worst:.2e} of the largest")
+
+
+def _run_latency(client, server, model, images, labels, progress, report):
     n = len(images)
     sent = received = 0
     seconds = []
-    agree = right_encrypted = right_plain = 0
-    worst = 0.0
-    guesses = []
-    items = progress(range(n), "deep network") if progress else range(n)
+    tally = _Tally(model)
+    items = progress(range(n), "deep network, latency") if progress else range(n)
     for i in items:
         request = client.encrypt(images[i])
         if i == 0:  # the server cannot read what it receives
@@ -328,44 +392,80 @@ def run_deep(args, images, labels, model_path=DEEP_MODEL, progress=None, report=
         start = time.perf_counter()
         answer = server.classify(request)
         seconds.append(time.perf_counter() - start)
-        logits = client.decrypt(answer)
         sent += len(request)
         received += len(answer)
-        want = plain_forward(model, images[i])
-        worst = max(worst, float(np.max(np.abs(logits - want)) / max(1.0, np.max(np.abs(want)))))
-        guess, plain_guess = int(np.argmax(logits)), int(np.argmax(want))
-        guesses.append(guess)
-        agree += guess == plain_guess
-        right_encrypted += guess == labels[i]
-        right_plain += plain_guess == labels[i]
+        tally.add(client.decrypt(answer), images[i], labels[i])
     layer_ms = {k: 1000 * v / n for k, v in server.layer_seconds.items()}
     print(f"deep network, latency mode: {n} images, one request each, {server.bootstraps} "
           f"bootstraps")
-    print(f"  encrypted accuracy {right_encrypted / n:.1%}, plain accuracy {right_plain / n:.1%}, "
-          f"predictions agree on {agree}/{n}; largest logit error {worst:.2e} of the largest")
+    tally.print(n)
     print(f"  server per image: median {np.median(seconds):.2f} s (the first includes building "
           f"the bootstrapper: {seconds[0]:.2f} s)")
     print("  server per layer: " + ", ".join(f"{k} {v:.0f} ms" for k, v in layer_ms.items()))
     print(f"  bytes per image: client -> server {sent / n / 2**20:.1f} MiB, "
           f"server -> client {received / n / 2**20:.1f} MiB")
     if report:
-        report([img for img in images[:8]], labels[:n], guesses, layer_ms,
+        report("latency", [img for img in images[:8]], labels[:n], tally.guesses, layer_ms,
                f"heft: deeper network with bootstrapping, latency mode, {n} images, "
-               f"accuracy {right_encrypted / n:.1%} (plain {right_plain / n:.1%})")
-    return agree
+               f"accuracy {tally.right_encrypted / n:.1%} (plain {tally.right_plain / n:.1%})")
+    return tally.agree
+
+
+def _run_throughput(client, server, batch_network, images, labels, progress, report):
+    from fashion_mnist_deep_batch import IMAGES_PER_BATCH, classify_batch
+    n = len(images)
+    starts = range(0, n, IMAGES_PER_BATCH)
+    sent = received = 0
+    seconds = []
+    tally = _Tally(batch_network.network.model)
+    items = progress(starts, "deep network, throughput", unit="request") if progress \
+        else starts
+    for first in items:
+        batch = images[first:first + IMAGES_PER_BATCH]
+        request = client.encrypt_batch(batch)
+        start = time.perf_counter()
+        answer = classify_batch(server, batch_network, request)
+        seconds.append(time.perf_counter() - start)
+        sent += len(request)
+        received += len(answer)
+        for i, logits in enumerate(client.decrypt_batch(answer, len(batch))):
+            tally.add(logits, batch[i], labels[first + i])
+    total = sum(seconds)
+    layer_ms = {k: 1000 * v / len(seconds) for k, v in server.layer_seconds.items()}
+    print(f"deep network, throughput mode: {n} images, {IMAGES_PER_BATCH} per request "
+          f"({len(seconds)} requests), {server.bootstraps} bootstraps (one per request)")
+    tally.print(n)
+    print(f"  server: {n / total:.2f} images/s, {total / n:.2f} s per image; per request "
+          f"median {np.median(seconds):.1f} s")
+    print("  server per layer and request: " + ", ".join(f"{k} {v:.0f} ms"
+                                                         for k, v in layer_ms.items()))
+    print(f"  bytes per request: client -> server {sent / len(seconds) / 2**20:.1f} MiB, "
+          f"server -> client {received / len(seconds) / 2**20:.1f} MiB")
+    if report:
+        report("throughput", [img for img in images[:8]], labels[:n], tally.guesses, layer_ms,
+               f"heft: deeper network with bootstrapping, throughput mode, {n} images, "
+               f"accuracy {tally.right_encrypted / n:.1%} (plain {tally.right_plain / n:.1%})")
+    return tally.agree
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--images", type=int, default=4)
+    parser.add_argument("--images", type=int, default=4, help="latency mode: one per request")
+    parser.add_argument("--batch-images", type=int, default=32,
+                        help="throughput mode: 32 per request (0: none)")
+    parser.add_argument("--first", type=int, default=0,
+                        help="the first test image (runs over the test set in parts)")
     parser.add_argument("--preset", default="n16-encaps")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--model", default=DEEP_MODEL)
     args = parser.parse_args()
     if args.threads:
         os.environ["HEFT_NUM_THREADS"] = str(args.threads)
-    images, labels = test_images(args.images, *read_model(args.model)["normalisation"])
-    run_deep(args, images, labels, args.model)
+    images, labels = test_images(args.first + max(args.images, args.batch_images),
+                                 *read_model(args.model)["normalisation"])
+    images, labels = images[args.first:], labels[args.first:]
+    run_deep(args, images[:args.images], labels[:args.images], args.model,
+             batch_images=images[:args.batch_images], batch_labels=labels[:args.batch_images])
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from ._context import (ENCRYPTION_TYPE, SCHEME_TYPE, Context, SecretKey, bootstr
                        bootstrappable_context, context, context_from,
                        release_idle_memory)
 from ._vectors import (BFVVector, CKKSVector, LinearTransform, bfv_vector, bfv_vector_from, ckks_vector,
+                       enc_matmul_encoding,
                        ckks_vector_from, im2col_encoding, lazy_bfv_vector_from,
                        lazy_ckks_vector_from)
 from ._tensors import (BFVTensor, CKKSTensor, PlainTensor, SignApproximation, bfv_tensor,
@@ -25,6 +26,7 @@ __all__ = [
     "InvalidArgument", "LinearTransform", "MismatchError", "NoiseBudgetError", "PlainTensor", "SCHEME_TYPE", "SecretKey",
     "SignApproximation", "TransparentCiphertextError", "UnsupportedError", "bfv_tensor", "bfv_tensor_from", "bfv_vector", "bfv_vector_from", "bootstrap_presets", "bootstrappable_context", "ckks_tensor",
     "ckks_tensor_from", "ckks_vector", "ckks_vector_from", "context", "context_from",
+    "enc_matmul_encoding",
     "im2col_encoding", "lazy_bfv_tensor_from", "lazy_bfv_vector_from", "lazy_ckks_tensor_from", "lazy_ckks_vector_from",
     "plain_tensor", "release_idle_memory",
 ]

@@ -4,7 +4,8 @@ heft's C++ CKKSTensor is batched on its first axis (one slot per batch
 entry, one ciphertext per element of the other axes). TenSEAL's
 `ckks_tensor(ctx, t, batch=True)` is that; `batch=False` (TenSEAL's
 default) is the same with a batch of one, the leading axis hidden from
-the user.
+the user. As in TenSEAL, a batched tensor's `shape` leaves the batch out
+too (`shape_with_batch` has it), while sum(axis) and decrypt() count it.
 """
 import numbers
 
@@ -32,8 +33,11 @@ def _flatten(values):
 class PlainTensor:
     """An N-D array of floats (row-major), TenSEAL's PlainTensor."""
 
-    def __init__(self, tensor, shape=None, dtype="float"):
+    def __init__(self, tensor, shape=None, dtype="float", scalar=False):
         del dtype
+        # A reduction to one value (sum of a vector, dot of two): numpy's shape (),
+        # which the C++ tensor (at least one axis) holds as [1].
+        self._scalar = bool(scalar)
         if isinstance(tensor, _heft.PlainTensor):
             self.data = tensor
             return
@@ -55,7 +59,7 @@ class PlainTensor:
 
     @property
     def shape(self):
-        return list(self.data.shape)
+        return [] if self._scalar else list(self.data.shape)
 
     @property
     def raw(self):
@@ -79,6 +83,8 @@ class PlainTensor:
 
     def tolist(self):
         values, shape = list(self.data.data), self.shape
+        if self._scalar:
+            return values[0]
 
         def build(offset, axes):
             if len(axes) == 1:
@@ -93,7 +99,7 @@ class PlainTensor:
 
     def numpy(self):
         import numpy
-        return numpy.array(self.data.data).reshape(self.shape)
+        return numpy.array(self.data.data).reshape(self.shape)  # shape () for a scalar
 
     def reshape(self, shape):
         return PlainTensor(self.data.reshape([int(d) for d in shape]))
@@ -147,6 +153,7 @@ class _Tensor(Encrypted):
     def __init__(self, context=None, tensor=None, batch=False, native=None, lazy_bytes=None):
         super().__init__(native, context, lazy_bytes)
         self._batched = bool(batch)
+        self._scalar = False  # a reduction to one value: shape [], decrypts to a number
         if native is None and tensor is not None:
             plain = tensor if isinstance(tensor, PlainTensor) else PlainTensor(tensor)
             if not plain.raw:
@@ -154,8 +161,15 @@ class _Tensor(Encrypted):
             native_plain = plain.data if batch else plain.data.reshape([1] + plain.shape)
             self.data = self._native_type.encrypt(context.data, native_plain)
 
-    def _wrap(self, native):
-        return type(self)(self._context, batch=self._batched, native=native)
+    def _become(self, result):
+        """In-place forms (add_, dot_, ...): this object takes the result's data."""
+        self.data, self._scalar = result.data, result._scalar
+        return self
+
+    def _wrap(self, native, scalar=None):
+        out = type(self)(self._context, batch=self._batched, native=native)
+        out._scalar = self._scalar if scalar is None else scalar
+        return out
 
     @staticmethod
     def _plain(other):
@@ -195,16 +209,33 @@ class _Tensor(Encrypted):
 
     @property
     def shape(self):
+        """The tensor's axes; a batched tensor's batch axis is left out, as TenSEAL has it
+        (shape_with_batch has it). reshape, broadcast, take and subscripts use this
+        shape; sum(axis) and decrypt() count the batch as axis 0, as TenSEAL does."""
+        if self._scalar:
+            return []
         shape = list(self._native().shape)
-        return shape if self._batched else shape[1:] or [1]
+        if self._batched:
+            return shape[1:] if len(shape) > 1 else []
+        return shape[1:] or [1]
+
+    @property
+    def shape_with_batch(self):
+        shape = list(self._native().shape)
+        return shape if self._batched else self.shape
+
+    def _native_shape(self, shape):
+        """The C++ tensor's shape for `shape`, in this tensor's convention."""
+        batch = list(self._native().shape)[0]
+        return [batch] + shape if shape else [batch]
 
     def decrypt(self, secret_key=None):
         """A PlainTensor of the tensor's own shape (TenSEAL returns it flat in some versions)."""
         native = self._native()
         plain = native.decrypt() if secret_key is None else native.decrypt_with(secret_key.data)
         if not self._batched:
-            plain = plain.reshape(self.shape)
-        return PlainTensor(plain)
+            plain = plain.reshape(self.shape or [1])
+        return PlainTensor(plain, scalar=self._scalar)
 
     def serialize(self):
         return bytes([1 if self._batched else 0]) + self._native().serialize()
@@ -215,24 +246,27 @@ class _Tensor(Encrypted):
     def __setstate__(self, state):
         self._context, self.data = None, None
         self._batched, self._lazy = bool(state["bytes"][0]), state["bytes"][1:]
+        self._scalar = False
 
     # ---- arithmetic ----
     def add_(self, other):
-        self.data = self.add(other).data
+        self._become(self.add(other))
         return self
 
     def sub_(self, other):
-        self.data = self.sub(other).data
+        self._become(self.sub(other))
         return self
 
     def mul_(self, other):
-        self.data = self.mul(other).data
+        self._become(self.mul(other))
         return self
 
     def pow(self, power):
         power = int(power)
-        if power < 1:
-            raise ValueError("pow takes a positive integer exponent")
+        if power < 0:
+            raise ValueError("pow takes a non-negative integer exponent")
+        if power == 0:  # ones, encrypted (x - x is re-randomized, not transparent)
+            return (self - self) + 1
         coefficients = [0] * power + [1]
         return self.polyval(coefficients)
 
@@ -240,59 +274,71 @@ class _Tensor(Encrypted):
         return self._wrap(self._native().polyval([self._kind(c) for c in coefficients]))
 
     def polyval_(self, coefficients):
-        self.data = self.polyval(coefficients).data
+        self._become(self.polyval(coefficients))
         return self
 
     def sum(self, axis=0):
-        return self._wrap(self._native().sum(int(axis) if self._batched else int(axis) + 1))
+        """numpy's sum along `axis`; a batched tensor counts its batch as axis 0 (as
+        TenSEAL does): sum(0) is sum_batch(). The sum of a vector is a scalar (shape [])."""
+        axis = int(axis)
+        if self._batched and axis == 0:
+            return self.sum_batch()
+        native = self._native().sum(axis if self._batched else axis + 1)
+        return self._wrap(native, scalar=not self._batched and len(self.shape) == 1)
 
     def sum_batch(self):
         """The sum over the batch (TenSEAL's sum_batch): an unbatched tensor of the
         other axes."""
         if not self._batched:
             raise ValueError("sum_batch needs a batched tensor (ckks_tensor(..., batch=True))")
-        return type(self)(self._context, batch=False, native=self._native().sum(0))
+        out = type(self)(self._context, batch=False, native=self._native().sum(0))
+        out._scalar = len(self._native().shape) == 1  # a batch of single values
+        return out
 
     def sum_batch_(self):
-        self.data, self._batched = self.sum_batch().data, False
+        summed = self.sum_batch()
+        self.data, self._batched, self._scalar = summed.data, False, summed._scalar
         return self
 
     def reshape(self, shape):
+        """numpy's reshape of the axes in `shape` (a batched tensor keeps its batch)."""
         shape = [int(d) for d in shape]
-        return self._wrap(self._native().reshape(shape if self._batched else [1] + shape))
+        return self._wrap(self._native().reshape(self._native_shape(shape)))
+
+    def reshape_(self, shape):
+        self._become(self.reshape(shape))
+        return self
 
     def transpose(self):
         return self._wrap(self._native().transpose())
 
+    def transpose_(self):
+        self._become(self.transpose())
+        return self
+
     def broadcast(self, shape):
         """numpy.broadcast_to: each value repeated as a copy of its ciphertext."""
         shape = [int(d) for d in shape]
-        return self._wrap(self._native().broadcast_to(shape if self._batched else [1] + shape))
+        return self._wrap(self._native().broadcast_to(self._native_shape(shape)))
 
     def broadcast_(self, shape):
-        self.data = self.broadcast(shape).data
+        self._become(self.broadcast(shape))
         return self
 
     def take(self, indices, axis):
-        """numpy.take along an axis of the tensor's shape (not the batch of a batched
-        tensor): the chosen elements, still encrypted."""
+        """numpy.take along an axis of `shape` (a batched tensor's batch axis is not in it:
+        its values stay in the slots): the chosen elements, still encrypted."""
+        rank = len(self.shape)
         axis = int(axis)
-        native_axis = axis if self._batched else axis + 1
-        if axis < 0:
-            native_axis = len(self._native().shape) + axis
-        return self._wrap(self._native().take(native_axis, [int(i) for i in indices]))
+        if not -rank <= axis < rank:
+            raise ValueError(f"axis {axis} of a tensor of shape {self.shape}")
+        return self._wrap(self._native().take(axis % rank + 1, [int(i) for i in indices]))
 
     def __getitem__(self, key):
-        """Integers and slices over the axes (a batched tensor's batch axis stays whole:
-        its first index must be `:`), numpy's basic indexing; the data stays encrypted."""
+        """Integers and slices over the axes of `shape` (numpy's basic indexing); the data
+        stays encrypted. A batched tensor keeps its whole batch (rotate moves it)."""
         key = key if isinstance(key, tuple) else (key,)
         native_shape = list(self._native().shape)
-        first = 0 if not self._batched else 1
-        if self._batched:
-            if key[0] != slice(None):
-                raise IndexError("the batch axis runs along the slots and stays whole: "
-                                 "index it with ':' (rotate moves its values)")
-            key = key[1:]
         if len(key) > len(native_shape) - 1:
             raise IndexError(f"too many indices for a tensor of shape {self.shape}")
         native, dropped = self._native(), []
@@ -302,7 +348,7 @@ class _Tensor(Encrypted):
             if isinstance(k, slice):
                 indices = list(range(length))[k]
                 if not indices:
-                    raise IndexError(f"an empty slice of axis {axis - 1 + first}")
+                    raise IndexError(f"an empty slice of axis {offset}")
             elif isinstance(k, numbers.Integral):
                 if not -length <= k < length:
                     raise IndexError(f"index {k} is out of range for an axis of length {length}")
@@ -313,8 +359,8 @@ class _Tensor(Encrypted):
             if indices != list(range(length)):
                 native = native.take(axis, indices)
         shape = [d for a, d in enumerate(native.shape) if a not in dropped]
-        if len(shape) == 1:
-            shape = shape + [1] if not self._batched else shape
+        if len(shape) == 1 and not self._batched:
+            shape = shape + [1]  # an unbatched single value keeps one axis
         if shape != list(native.shape):
             native = native.reshape(shape)
         return self._wrap(native)
@@ -347,8 +393,14 @@ class _Tensor(Encrypted):
         return (self.reshape([a[0], a[1], 1]).broadcast(product) *
                 other.reshape([1, b[0], b[1]])).sum(1)
 
+    def mm_(self, other):
+        return self._become(self.mm(other))
+
+    def matmul_(self, other):
+        return self._become(self.mm(other))
+
     def dot_(self, other):
-        self.data = self.dot(other).data
+        self._become(self.dot(other))
         return self
 
 
@@ -378,8 +430,7 @@ class CKKSTensor(_Tensor):
         if isinstance(other, CKKSTensor):
             return self._wrap(self._native().mm(other._native()))
         if not self._batched and len(self.shape) != 1:
-            raise NotImplementedError("an encrypted matrix times a plain matrix: encrypt the plain "
-                                      "one (ckks_tensor) or use a batched tensor")
+            return self.dot(other)  # numpy's matrix product, through broadcasting
         return self._wrap(self._native().mm(self._plain(other)))
 
     matmul = mm
@@ -403,12 +454,12 @@ class CKKSTensor(_Tensor):
         return self._wrap(self._native().rotate(int(steps)))
 
     def rotate_(self, steps):
-        self.data = self.rotate(steps).data
+        self._become(self.rotate(steps))
         return self
 
     def rotate_hoisted(self, steps):
         """Several rotations of every element sharing one key-switching decomposition:
-        [batch, ...] -> [batch, len(steps), ...], entry s rotated by steps[s]."""
+        shape [...] -> [len(steps), ...], entry s rotated by steps[s]."""
         self._require_batched("rotate_hoisted")
         return self._wrap(self._native().rotate_hoisted([int(s) for s in steps]))
 
@@ -419,7 +470,7 @@ class CKKSTensor(_Tensor):
         return self._wrap(self._native().bootstrap())
 
     def bootstrap_(self):
-        self.data = self.bootstrap().data
+        self._become(self.bootstrap())
         return self
 
     def refresh_for(self, levels):

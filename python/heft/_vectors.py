@@ -207,8 +207,29 @@ class CKKSVector(_Vector):
         raise TypeError("CKKSVector indices are integers or slices")
 
     def enc_matmul_plain(self, plain_vec, n_rows):
-        raise NotImplementedError("enc_matmul_plain (an encrypted matrix times a plain vector): "
-                                  "use ckks_tensor(...).mm for encrypted matrices")
+        """This vector, made by enc_matmul_encoding from a [n_rows, len(plain_vec)] matrix,
+        times the plain vector: the n_rows values matrix @ plain_vec. Two levels (the
+        product and the slice); rotations by the padded row count times 1, 2, 4, ..."""
+        values = _flat_list(plain_vec, float)
+        rows, cols = int(n_rows), len(values)
+        padded_rows, padded_cols = _power_of_two(rows), _power_of_two(cols)
+        size = self.size()
+        if rows < 1 or not values or padded_rows * padded_cols > size:
+            raise ValueError(f"enc_matmul_plain: a {rows} x {cols} matrix is not what this "
+                             f"vector of {size} values encodes (use enc_matmul_encoding)")
+        weights = [0.0] * size
+        for j, v in enumerate(values):  # column j's block times v[j]
+            weights[j * padded_rows:(j + 1) * padded_rows] = [v] * padded_rows
+        x = self * weights
+        step = padded_rows
+        while step < padded_rows * padded_cols:  # the column blocks summed into the first
+            x = x + x.rotate(step)
+            step *= 2
+        return x[0:rows]
+
+    def enc_matmul_plain_(self, plain_vec, n_rows):
+        self.data = self.enc_matmul_plain(plain_vec, n_rows).data
+        return self
 
     @staticmethod
     def pack_vectors(vectors):
@@ -270,6 +291,34 @@ def lazy_ckks_vector_from(data):
 
 def lazy_bfv_vector_from(data):
     return BFVVector(lazy_bytes=bytes(data))
+
+
+def _power_of_two(n):
+    p = 1
+    while p < n:
+        p *= 2
+    return p
+
+
+def enc_matmul_encoding(context, matrix):
+    """TenSEAL's enc_matmul_encoding: a plain [rows, cols] matrix encrypted for
+    CKKSVector.enc_matmul_plain, column by column: column j in the slots from j r' (r' the
+    row count rounded up to a power of two), the vector filling the ciphertext's slots so
+    that its rotations spend no level."""
+    rows_list = [_flat_list(row, float) for row in matrix]
+    rows, cols = len(rows_list), len(rows_list[0]) if rows_list else 0
+    if not rows or not cols or any(len(r) != cols for r in rows_list):
+        raise ValueError("enc_matmul_encoding takes a non-empty rectangular matrix")
+    slots = context.data.slot_count
+    padded_rows = _power_of_two(rows)
+    if padded_rows * _power_of_two(cols) > slots:
+        raise ValueError(f"enc_matmul_encoding: a {rows} x {cols} matrix does not fit the "
+                         f"{slots} slots (rows and columns are padded to powers of two)")
+    values = [0.0] * slots
+    for i, row in enumerate(rows_list):
+        for j, v in enumerate(row):
+            values[j * padded_rows + i] = v
+    return CKKSVector(context, values)
 
 
 def im2col_encoding(context, tensor, kernel_n_rows, kernel_n_cols, stride):

@@ -40,7 +40,8 @@ def test_batched_tensors_convolve_and_multiply(ckks_context):
             for c in range(2):
                 want[:, o, r, c] = (images[:, r * 3:r * 3 + 3, c * 3:c * 3 + 3] * kernels[o]).sum((1, 2))
     assert np.allclose(y, want, atol=1e-5)
-    flat = x.reshape([5, 36])
+    assert x.shape == [6, 6] and x.shape_with_batch == [5, 6, 6]
+    flat = x.reshape([36])
     m = rng.uniform(-1, 1, (36, 4))
     assert np.allclose(flat.mm(m).decrypt().numpy(), images.reshape(5, 36) @ m, atol=1e-4)
 
@@ -122,7 +123,7 @@ def test_batched_rotations_roll_the_batch(ckks_context):
     assert np.allclose(t.rotate(5).decrypt().numpy(), np.roll(x, -5, axis=0), atol=1e-5)
     assert np.allclose(t.rotate(-2).decrypt().numpy(), np.roll(x, 2, axis=0), atol=1e-5)
     hoisted = t.rotate_hoisted([0, 1, -3])
-    assert hoisted.shape == [slots, 3, 3]
+    assert hoisted.shape == [3, 3] and hoisted.shape_with_batch == [slots, 3, 3]
     want = np.stack([np.roll(x, -s, axis=0) for s in (0, 1, -3)], axis=1)
     assert np.allclose(hoisted.decrypt().numpy(), want, atol=1e-5)
     t.rotate_(1)
@@ -137,19 +138,45 @@ def test_batched_rotations_roll_the_batch(ckks_context):
 def test_subscripts_keep_the_data_encrypted(ckks_context):
     a = np.random.default_rng(10).uniform(-1, 1, (4, 3, 5))
     batched = ts.ckks_tensor(ckks_context, a, batch=True)
-    for key in [(slice(None), 1), (slice(None), slice(1, 3)), (slice(None), -1, slice(None, None, 2)),
-                (slice(None), 2, 4)]:
+    assert batched.shape == [3, 5]  # TenSEAL's: the batch axis left out
+    for key in [1, slice(1, 3), (-1, slice(None, None, 2)), (2, 4)]:
         got = batched[key]
         assert isinstance(got, ts.CKKSTensor)
-        assert np.allclose(got.decrypt().numpy(), a[key], atol=1e-6), key
+        want = a[(slice(None),) + (key if isinstance(key, tuple) else (key,))]
+        assert np.allclose(got.decrypt().numpy(), want, atol=1e-6), key
     plain = ts.ckks_tensor(ckks_context, a[0])
     assert plain[1].shape == [5]
     assert np.allclose(plain[1].decrypt().numpy(), a[0][1], atol=1e-6)
     assert np.allclose(plain[:, 2:4].decrypt().numpy(), a[0][:, 2:4], atol=1e-6)
-    assert np.allclose(batched.take([2, 0], 1).decrypt().numpy(), a[:, [2, 0]], atol=1e-6)
-    with pytest.raises(IndexError, match="batch axis"):
-        batched[0]
+    assert np.allclose(batched.take([2, 0], 0).decrypt().numpy(), a[:, [2, 0]], atol=1e-6)
+    assert np.allclose(plain.take([4, 1], -1).decrypt().numpy(), a[0][:, [4, 1]], atol=1e-6)
     with pytest.raises(IndexError, match="out of range"):
         plain[3]
     with pytest.raises(IndexError, match="too many"):
         plain[0, 0, 0]
+
+
+def test_tenseal_shape_conventions(ckks_context, bfv_context):
+    a = np.arange(24, dtype=float).reshape(4, 2, 3) / 24
+    t = ts.ckks_tensor(ckks_context, a, batch=True)
+    assert t.shape == [2, 3] and t.shape_with_batch == [4, 2, 3]
+    assert t.reshape([6]).shape == [6]
+    assert np.allclose(t.reshape([3, 2]).decrypt().numpy(), a.reshape(4, 3, 2), atol=1e-6)
+    # sum(0) sums the batch (sum_batch), sum(k) an axis of the full array.
+    assert np.allclose(t.sum(0).decrypt().numpy(), a.sum(0), atol=1e-5)
+    assert np.allclose(t.sum(2).decrypt().numpy(), a.sum(2), atol=1e-5)
+    # A vector's sum and a dot of two vectors are scalars.
+    v = ts.bfv_tensor(bfv_context, ts.plain_tensor([1, 2, 3], dtype="int"))
+    total = v.sum()
+    assert total.shape == [] and total.decrypt().tolist() == 6
+    assert v.dot([4, 5, 6]).decrypt().tolist() == 32
+    v.dot_([1, 1, 1])
+    assert v.shape == [] and v.decrypt().tolist() == 6
+    assert np.array(v.decrypt().numpy()).shape == ()
+    # pow(0) is ones, encrypted.
+    w = ts.bfv_tensor(bfv_context, ts.plain_tensor([[2, 3], [4, 5]], dtype="int"))
+    assert w.pow(0).decrypt().tolist() == [[1, 1], [1, 1]]
+    w.transpose_()
+    assert w.decrypt().tolist() == [[2, 4], [3, 5]]
+    m = ts.ckks_tensor(ckks_context, a[0])
+    assert np.allclose(m.mm(a[1].T).decrypt().numpy(), a[0] @ a[1].T, atol=1e-4)

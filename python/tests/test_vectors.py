@@ -134,3 +134,19 @@ def test_a_spent_bfv_noise_budget_raises_instead_of_wrong_values():
     x, y = ts.bfv_vector(small, [3, -7, 12]), ts.bfv_vector(small, [2, 4, -6])
     with pytest.raises(ts.NoiseBudgetError):
         (x * y).sum().decrypt()
+
+
+def test_encrypted_matrix_times_plain_vector(ckks_context):
+    rng = np.random.default_rng(21)
+    for rows, cols in [(1, 1), (3, 2), (9, 7), (16, 12)]:
+        matrix, vector = rng.uniform(-1, 1, (rows, cols)), rng.uniform(-1, 1, cols)
+        encoded = ts.enc_matmul_encoding(ckks_context, matrix.tolist())
+        result = encoded.enc_matmul_plain(vector.tolist(), rows)
+        assert result.size() == rows
+        assert np.allclose(result.decrypt(), matrix @ vector, atol=1e-4), (rows, cols)
+        encoded.enc_matmul_plain_(vector, rows)
+        assert np.allclose(encoded.decrypt(), matrix @ vector, atol=1e-4)
+    with pytest.raises(ValueError, match="rectangular"):
+        ts.enc_matmul_encoding(ckks_context, [[1.0, 2.0], [3.0]])
+    with pytest.raises(ValueError, match="does not fit"):
+        ts.enc_matmul_encoding(ckks_context, np.ones((128, 64)))
