@@ -204,8 +204,9 @@ def context(scheme, poly_modulus_degree, plain_modulus=None, coeff_mod_bit_sizes
     native_scheme = _heft.Scheme.CKKS if scheme == SCHEME_TYPE.CKKS else _heft.Scheme.BFV
     if scheme == SCHEME_TYPE.BFV and not plain_modulus:
         raise ValueError("a BFV context needs plain_modulus")
-    native = _heft.TensorContext.create(native_scheme, int(poly_modulus_degree),
-                                        int(plain_modulus or 0),
+    # CKKS has no plain modulus: TenSEAL's programs pass -1 or None for it.
+    plain = int(plain_modulus) if scheme == SCHEME_TYPE.BFV else 0
+    native = _heft.TensorContext.create(native_scheme, int(poly_modulus_degree), plain,
                                         [int(b) for b in (coeff_mod_bit_sizes or [])], 0.0,
                                         int(n_threads or 0))
     return Context(native)
