@@ -2,6 +2,7 @@
 // described in heft/tensor/images.hpp).
 #include "heft/tensor/images.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <string>
@@ -10,6 +11,7 @@
 #include "tensor/chunks.hpp"
 #include "tensor/ckks_vector_ops.hpp"
 #include "tensor/messages.hpp"
+#include "tensor/weighted_sums.hpp"
 
 namespace heft::tensor {
 
@@ -63,10 +65,9 @@ Im2colEncoding im2col_encoding(TensorContext::Ptr context, const Matrix& image,
   constexpr const char* op = "im2col_encoding";
   if (!context) throw InvalidArgument(std::string(op) + ": no context");
   auto layout = im2col_layout(image, kernel_rows, kernel_cols, stride);
-  if (layout.values.size() > context->slot_count())
-    throw InvalidArgument(std::string(op) + ": the encoding needs " +
-                          std::to_string(layout.values.size()) + " slots, one ciphertext has " +
-                          std::to_string(context->slot_count()));
+  // Longer than one ciphertext's slots, it spans several: W and the slot
+  // count are powers of two, so every ciphertext holds whole blocks or every
+  // block whole ciphertexts (conv2d_im2col relies on it).
   return {CKKSVector::encrypt(std::move(context), layout.values), layout.windows};
 }
 
@@ -77,34 +78,50 @@ CKKSVector CKKSVector::conv2d_im2col(const std::vector<std::vector<double>>& ker
   const auto [kernel_rows, kernel_cols] = require_matrix_shape(kernel, "kernel", op);
   if (windows == 0) throw InvalidArgument(std::string(op) + ": no window");
   const std::size_t elements = kernel_rows * kernel_cols, padded = std::bit_ceil(windows);
-  if (chunks_.size() != 1 || size_ != elements * padded)
+  if (size_ != elements * padded)
     throw MismatchError(std::string(op) + ": the vector holds " + std::to_string(size_) +
                         " values, an im2col encoding for a " + std::to_string(kernel_rows) + "x" +
                         std::to_string(kernel_cols) + " kernel over " + std::to_string(windows) +
                         " windows holds " + std::to_string(elements * padded) +
                         " (im2col_encoding with the kernel's shape)");
-  // Blocks of W slots summed by doubling: W, 2W, ... below W bit_ceil(K).
-  // slot_count / W is a power of two at least K, so the sum never wraps
+  detail::require_levels(1, level(), op);
+  const std::size_t slots = context_->slot_count();
+  const auto weight = [&](std::size_t k) { return kernel[k / kernel_cols][k % kernel_cols]; };
+  if (padded >= slots) {
+    // Each block of W slots spans W / slots whole ciphertexts: output
+    // ciphertext c is the kernel-weighted sum of ciphertext c of every block,
+    // constant products and no rotation.
+    const std::size_t per_block = padded / slots, outputs = detail::chunk_count(windows, slots);
+    std::vector<std::vector<detail::WeightedTerm>> sums(outputs);
+    for (std::size_t c = 0; c < outputs; ++c)
+      for (std::size_t k = 0; k < elements; ++k)
+        sums[c].push_back({k * per_block + c, weight(k)});
+    return {context_, detail::weighted_sums(*context_, chunks_, sums, op), windows, false};
+  }
+  // Each ciphertext holds slots / W whole blocks. Every ciphertext times its
+  // blocks' kernel elements, the products added, then the blocks summed by
+  // doubling: W, 2W, ... below min(slots, W bit_ceil(K)), which never wraps
   // into the block it started from.
   std::vector<int64_t> steps;
-  for (std::size_t step = padded; step < padded * std::bit_ceil(elements); step *= 2)
+  for (std::size_t step = padded; step < std::min(slots, padded * std::bit_ceil(elements));
+       step *= 2)
     steps.push_back(static_cast<int64_t>(step));
   context_->require_rotations(steps, false, op);
-  detail::require_levels(1, level(), op);
-
-  std::vector<double> replicated(size_);
-  for (std::size_t k = 0; k < elements; ++k)
-    for (std::size_t w = 0; w < padded; ++w)
-      replicated[k * padded + w] = kernel[k / kernel_cols][k % kernel_cols];
-  // The product is zero past K W whatever the padding held, so the sum
-  // reads only the encoding's blocks.
-  Ciphertext product = CKKSVectorOps::plain_product(*context_, chunks_[0], replicated);
+  auto products = detail::map_chunks(chunks_.size(), [&](std::size_t c) {
+    std::vector<double> replicated(slots, 0.0);
+    for (std::size_t slot = 0; slot < slots && c * slots + slot < size_; ++slot)
+      replicated[slot] = weight((c * slots + slot) / padded);
+    return CKKSVectorOps::plain_product(*context_, chunks_[c], replicated);
+  });
   const auto& evaluator = context_->ckks_evaluator();
+  Ciphertext sum = std::move(products[0]);
+  for (std::size_t c = 1; c < products.size(); ++c)
+    evaluator.add_inplace(sum, products[c]);
   const rlwe::GaloisKeys* keys = steps.empty() ? nullptr : &context_->galois_keys(op);
   for (const int64_t step : steps)
-    evaluator.add_inplace(product, evaluator.rotate(product, step, *keys));
+    evaluator.add_inplace(sum, evaluator.rotate(sum, step, *keys));
   std::vector<Ciphertext> chunks;
-  chunks.push_back(std::move(product));
+  chunks.push_back(std::move(sum));
   // Slots past the windows hold partial sums.
   return {context_, std::move(chunks), windows, false};
 }

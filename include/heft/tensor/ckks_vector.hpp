@@ -125,10 +125,11 @@ class HEFT_EXPORT CKKSVector {
   // TenSEAL's conv2d_im2col: this vector must be an im2col encoding
   // (heft/tensor/images.hpp) for a kernel of this shape over `windows`
   // windows; the result holds the convolution, one value per window. One
-  // plain multiplication (a level) and log2(kernel elements) rotations by
-  // multiples of the padded window count (powers of two: the default
-  // Galois keys). MismatchError when the sizes do not fit, InvalidArgument
-  // for an empty, ragged or non-finite kernel, missing keys, no level left.
+  // plain multiplication (a level) and at most log2(kernel elements)
+  // rotations by multiples of the padded window count (powers of two: the
+  // default Galois keys); an encoding of several ciphertexts adds them first
+  // (or, with blocks of whole ciphertexts, needs no rotation). MismatchError when the sizes do not
+  // fit, InvalidArgument for an empty, ragged or non-finite kernel, missing keys, no level left.
   // The result's padding is not zero (see pack_vectors).
   [[nodiscard]] CKKSVector conv2d_im2col(const std::vector<std::vector<double>>& kernel,
                                          std::size_t windows) const;

@@ -7,12 +7,15 @@
 // `windows` positions of the kernel, W = windows rounded up to a power of
 // two): slot k W + w holds the pixel that kernel element k (row-major) covers
 // in window w, windows numbered row-major over the output positions
-// (w = out_row * out_cols + out_col). The vector has K W values, which must
-// fit one ciphertext. The convolution multiplies slot k W + w by kernel[k]
-// and sums the K blocks with log2(K) rotations by W, 2W, 4W, ...: slot w then
-// holds output w (the cross-correlation of deep-learning frameworks, no
-// padding, output (rows - kernel_rows) / stride + 1 by
-// (cols - kernel_cols) / stride + 1).
+// (w = out_row * out_cols + out_col). The vector has K W values; longer than
+// one ciphertext, it spans several, each holding whole blocks (or each block
+// whole ciphertexts: W and the slot count are powers of two). The convolution
+// multiplies slot k W + w by kernel[k], adds the ciphertexts, and sums the
+// blocks left in one with rotations by W, 2W, 4W, ...: slot w then holds
+// output w (a block of several ciphertexts needs no rotation: the output's
+// ciphertexts are kernel-weighted sums of the blocks') (the cross-correlation of deep-learning
+// frameworks, no padding, output (rows - kernel_rows) / stride + 1 by (cols - kernel_cols) / stride
+// + 1).
 #pragma once
 
 #include <cstddef>
@@ -44,8 +47,8 @@ struct HEFT_EXPORT Im2colEncoding {
   std::size_t windows = 0;
 };
 
-// TenSEAL's ts.im2col_encoding: the layout above, encrypted. Also
-// InvalidArgument when it does not fit one ciphertext of the context.
+// TenSEAL's ts.im2col_encoding: the layout above, encrypted (in as many
+// ciphertexts as it needs).
 [[nodiscard]] HEFT_EXPORT Im2colEncoding im2col_encoding(TensorContext::Ptr context,
                                                          const Matrix& image,
                                                          std::size_t kernel_rows,
