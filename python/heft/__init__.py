@@ -13,20 +13,21 @@ from ._heft import (Error, FormatError, InvalidArgument, MismatchError, NoiseBud
 from ._context import (ENCRYPTION_TYPE, SCHEME_TYPE, Context, SecretKey, bootstrap_presets,
                        bootstrappable_context, context, context_from,
                        release_idle_memory)
-from ._vectors import (BFVVector, CKKSVector, LinearTransform, bfv_vector, bfv_vector_from, ckks_vector,
-                       enc_matmul_encoding,
-                       ckks_vector_from, im2col_encoding, lazy_bfv_vector_from,
-                       lazy_ckks_vector_from)
+from ._vectors import (BFVVector, CKKSVector, LinearTransform, bfv_vector, bfv_vector_from,
+                       ckks_vector, ckks_vector_from, enc_matmul_encoding, im2col_encoding,
+                       lazy_bfv_vector_from, lazy_ckks_vector_from)
 from ._tensors import (BFVTensor, CKKSTensor, PlainTensor, SignApproximation, bfv_tensor,
                        bfv_tensor_from, ckks_tensor, ckks_tensor_from, lazy_bfv_tensor_from,
                        lazy_ckks_tensor_from, plain_tensor)
 
 __all__ = [
-    "BFVTensor", "BFVVector", "CKKSTensor", "CKKSVector", "Context", "ENCRYPTION_TYPE", "Error", "FormatError",
-    "InvalidArgument", "LinearTransform", "MismatchError", "NoiseBudgetError", "PlainTensor", "SCHEME_TYPE", "SecretKey",
-    "SignApproximation", "TransparentCiphertextError", "UnsupportedError", "bfv_tensor", "bfv_tensor_from", "bfv_vector", "bfv_vector_from", "bootstrap_presets", "bootstrappable_context", "ckks_tensor",
-    "ckks_tensor_from", "ckks_vector", "ckks_vector_from", "context", "context_from",
-    "enc_matmul_encoding",
-    "im2col_encoding", "lazy_bfv_tensor_from", "lazy_bfv_vector_from", "lazy_ckks_tensor_from", "lazy_ckks_vector_from",
-    "plain_tensor", "release_idle_memory",
+    "BFVTensor", "BFVVector", "CKKSTensor", "CKKSVector", "Context", "ENCRYPTION_TYPE",
+    "Error", "FormatError", "InvalidArgument", "LinearTransform", "MismatchError",
+    "NoiseBudgetError", "PlainTensor", "SCHEME_TYPE", "SecretKey", "SignApproximation",
+    "TransparentCiphertextError", "UnsupportedError", "bfv_tensor", "bfv_tensor_from",
+    "bfv_vector", "bfv_vector_from", "bootstrap_presets", "bootstrappable_context",
+    "ckks_tensor", "ckks_tensor_from", "ckks_vector", "ckks_vector_from", "context",
+    "context_from", "enc_matmul_encoding", "im2col_encoding", "lazy_bfv_tensor_from",
+    "lazy_bfv_vector_from", "lazy_ckks_tensor_from", "lazy_ckks_vector_from", "plain_tensor",
+    "release_idle_memory",
 ]

@@ -34,6 +34,7 @@ class Context:
     # ---- scale and flags ----
     @property
     def global_scale(self):
+        """The scale fresh CKKS encryptions use (settable, as TenSEAL's)."""
         return self.data.global_scale
 
     @global_scale.setter
@@ -42,6 +43,7 @@ class Context:
 
     @property
     def auto_relin(self):
+        """Relinearize after each product (TenSEAL's flag; default on)."""
         return self.data.auto_relin
 
     @auto_relin.setter
@@ -50,6 +52,7 @@ class Context:
 
     @property
     def auto_rescale(self):
+        """Rescale after each product (TenSEAL's flag; default on)."""
         return self.data.auto_rescale
 
     @auto_rescale.setter
@@ -58,6 +61,7 @@ class Context:
 
     @property
     def auto_mod_switch(self):
+        """Bring operands to a common level automatically (TenSEAL's flag; default on)."""
         return self.data.auto_mod_switch
 
     @auto_mod_switch.setter
@@ -87,9 +91,11 @@ class Context:
 
     # ---- bootstrapping (bootstrappable_context) ----
     def is_bootstrappable(self):
+        """True for a bootstrappable_context."""
         return self.data.is_bootstrappable()
 
     def has_bootstrap_keys(self):
+        """True once generate_bootstrap_keys has run (or the keys were loaded)."""
         return self.data.has_bootstrap_keys()
 
     @property
@@ -128,18 +134,24 @@ class Context:
                 bar.close()
 
     def generate_relin_keys(self):
+        """Makes the relinearization key (contexts have one from the start)."""
         self.data.generate_relin_keys()
 
     def make_context_public(self, generate_galois_keys=False, generate_relin_keys=False):
+        """Drops the secret key (and makes Galois / relinearization keys first when asked), as
+        TenSEAL's."""
         self.data.make_context_public(generate_galois_keys, generate_relin_keys)
 
     def is_private(self):
+        """True when the context holds the secret key."""
         return self.data.is_private()
 
     def is_public(self):
+        """True when it does not."""
         return self.data.is_public()
 
     def has_secret_key(self):
+        """True when the context holds the secret key."""
         return self.data.is_private()
 
     def secret_key(self):
@@ -147,12 +159,15 @@ class Context:
         return SecretKey(self.data.secret_key())
 
     def has_public_key(self):
+        """True when it holds the public key."""
         return self.data.has_public_key()
 
     def has_relin_keys(self):
+        """True when it holds the relinearization key."""
         return self.data.has_relin_keys()
 
     def has_galois_keys(self):
+        """True when it holds Galois keys."""
         return self.data.has_galois_keys()
 
     # ---- noise flooding of decryptions (docs/security.md) ----
@@ -165,6 +180,7 @@ class Context:
                                      int(decryptions))
 
     def clear_noise_flooding(self):
+        """Turns noise flooding off."""
         self.data.clear_noise_flooding()
 
     def noise_flooding(self):
@@ -173,6 +189,7 @@ class Context:
 
     # ---- copies and bytes ----
     def copy(self):
+        """An independent copy of the context and its keys."""
         return Context(_heft.TensorContext.load(self.serialize(), False))
 
     def serialize(self, save_public_key=True, save_secret_key=True, save_galois_keys=True,
@@ -196,8 +213,8 @@ class Context:
         return id(self.data)
 
 
-def context(scheme, poly_modulus_degree, plain_modulus=None, coeff_mod_bit_sizes=None,
-            encryption_type=ENCRYPTION_TYPE.ASYMMETRIC, n_threads=None):
+def context(scheme, poly_modulus_degree: int, plain_modulus=None, coeff_mod_bit_sizes=None,
+            encryption_type=ENCRYPTION_TYPE.ASYMMETRIC, n_threads=None) -> "Context":
     """TenSEAL's ts.context: a private context with public and relinearization keys."""
     if isinstance(scheme, str):
         scheme = SCHEME_TYPE(scheme.lower())
@@ -212,7 +229,7 @@ def context(scheme, poly_modulus_degree, plain_modulus=None, coeff_mod_bit_sizes
     return Context(native)
 
 
-def context_from(data, n_threads=None, allow_insecure_parameters=False):
+def context_from(data, n_threads=None, allow_insecure_parameters=False) -> "Context":
     """A context loaded from Context.serialize()'s bytes. Parameters below 128-bit
     security (heft's test presets) load only with allow_insecure_parameters."""
     del n_threads  # heft's thread count is process-wide (HEFT_NUM_THREADS)
@@ -221,13 +238,13 @@ def context_from(data, n_threads=None, allow_insecure_parameters=False):
     return Context(_heft.TensorContext.load(data, bool(allow_insecure_parameters)))
 
 
-def bootstrap_presets():
+def bootstrap_presets() -> list:
     """The names bootstrappable_context takes."""
     return list(_heft.bootstrap_preset_names())
 
 
 def bootstrappable_context(preset="n16-encaps", order="coeffs_to_slots_first", real_slots=True,
-                           n_threads=None):
+                           n_threads=None) -> "Context":
     """A private CKKS context on a bootstrapping preset (heft beyond TenSEAL): its
     parameters, public and relinearization keys; generate_bootstrap_keys() makes the rest.
     Presets: "n16-encaps" (N = 2^16, 128-bit, sparse-secret encapsulation, 8 levels at
@@ -242,7 +259,7 @@ def bootstrappable_context(preset="n16-encaps", order="coeffs_to_slots_first", r
     return Context(native)
 
 
-def release_idle_memory():
+def release_idle_memory() -> None:
     """Gives memory heft keeps for reuse (freed polynomials) back to the system, and
     returns how many bytes: between two large computations, such as a bootstrapping
     context after smaller ones, so that the second does not pay for the first."""

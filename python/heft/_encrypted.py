@@ -22,6 +22,7 @@ class Encrypted:
         return self.data
 
     def context(self):
+        """The Context this object is linked to (ValueError if lazily loaded and not linked)."""
         return self._context
 
     def link_context(self, ctx):
@@ -32,6 +33,7 @@ class Encrypted:
             self._lazy = None
 
     def copy(self):
+        """A deep copy (its own ciphertexts, the same context)."""
         return self._wrap(self._native().copy())
 
     def __copy__(self):
@@ -43,25 +45,33 @@ class Encrypted:
     # ---- arithmetic: _operand turns the other operand into what the native
     # methods take (a native object, a plain list or tensor, a scalar) ----
     def add(self, other):
+        """This plus a ciphertext of the same kind, a plain value, list or array (element-wise)."""
         return self._wrap(self._native().add(self._operand(other)))
 
     def sub(self, other):
+        """This minus a ciphertext of the same kind, a plain value, list or array (element-wise)."""
         return self._wrap(self._native().sub(self._operand(other)))
 
     def mul(self, other):
+        """This times a ciphertext of the same kind, a plain value, list or array (element-wise; a
+        level)."""
         return self._wrap(self._native().mul(self._operand(other)))
 
     def neg(self):
+        """The negation, element-wise (no level)."""
         return self._wrap(self._native().negate())
 
     def neg_(self):
+        """Negates in place; returns self."""
         self.data = self._native().negate()
         return self
 
     def square(self):
+        """The element-wise square (a level, relinearized as the context's flags say)."""
         return self._wrap(self._native().square())
 
     def square_(self):
+        """Squares in place; returns self."""
         self.data = self._native().square()
         return self
 

@@ -59,10 +59,12 @@ class PlainTensor:
 
     @property
     def shape(self):
+        """The axes' lengths ([] for a scalar)."""
         return [] if self._scalar else list(self.data.shape)
 
     @property
     def raw(self):
+        """The values, flat and row-major."""
         return list(self.data.data)
 
     def size(self):
@@ -73,6 +75,7 @@ class PlainTensor:
         return self.shape[0]
 
     def empty(self):
+        """True when it holds no value."""
         return not self.data.data
 
     def batch(self, axis=0):
@@ -82,6 +85,7 @@ class PlainTensor:
         return numpy.moveaxis(self.numpy(), axis, -1).reshape(-1, self.shape[axis]).tolist()
 
     def tolist(self):
+        """Nested Python lists of the values (a number for a scalar)."""
         values, shape = list(self.data.data), self.shape
         if self._scalar:
             return values[0]
@@ -98,38 +102,49 @@ class PlainTensor:
         return build(0, shape)[0]
 
     def numpy(self):
+        """A numpy array of the values, of this shape."""
         import numpy
         return numpy.array(self.data.data).reshape(self.shape)  # shape () for a scalar
 
     def reshape(self, shape):
+        """numpy's reshape (the same values, row-major)."""
         return PlainTensor(self.data.reshape([int(d) for d in shape]))
 
     def reshape_(self, shape):
+        """Reshapes in place; returns self."""
         self.data = self.data.reshape([int(d) for d in shape])
         return self
 
     def transpose(self):
+        """The axes reversed."""
         return PlainTensor(self.data.transpose())
 
     def transpose_(self):
+        """Transposes in place; returns self."""
         self.data = self.data.transpose()
         return self
 
     def broadcast(self, shape):
+        """numpy's broadcast_to."""
         return PlainTensor(self.data.broadcast_to([int(d) for d in shape]))
 
     def broadcast_(self, shape):
+        """Broadcasts in place; returns self."""
         self.data = self.data.broadcast_to([int(d) for d in shape])
         return self
 
     def sum(self, axis=0):
+        """The sum along an axis."""
         return PlainTensor(self.data.sum(int(axis)))
 
     def __eq__(self, other):
-        return isinstance(other, PlainTensor) and self.shape == other.shape and self.raw == other.raw
+        return (isinstance(other, PlainTensor) and self.shape == other.shape
+                and self.raw == other.raw)
 
 
-def plain_tensor(tensor, shape=None, dtype="float"):
+def plain_tensor(tensor, shape=None, dtype="float") -> PlainTensor:
+    """TenSEAL's ts.plain_tensor: a list, nested lists or a numpy array (with an optional
+    shape for flat values) as a PlainTensor."""
     return PlainTensor(tensor, shape, dtype)
 
 
@@ -141,6 +156,7 @@ class SignApproximation:
                                             int(stage_degree))
 
     def depth(self):
+        """Levels its evaluation spends."""
         return self.data.depth()
 
 
@@ -199,12 +215,17 @@ class _Tensor(Encrypted):
         return self if target == own else self.broadcast(target)
 
     def add(self, other):
+        """Element-wise sum with a tensor, a plain tensor, list, array or number (numpy
+        broadcasting)."""
         return self._wrap(self._stretched_for(other)._native().add(self._operand(other)))
 
     def sub(self, other):
+        """Element-wise difference with a tensor, a plain tensor, list, array or number
+        (broadcasting)."""
         return self._wrap(self._stretched_for(other)._native().sub(self._operand(other)))
 
     def mul(self, other):
+        """Element-wise product with a tensor, a plain tensor, list, array or number (a level)."""
         return self._wrap(self._stretched_for(other)._native().mul(self._operand(other)))
 
     @property
@@ -221,6 +242,7 @@ class _Tensor(Encrypted):
 
     @property
     def shape_with_batch(self):
+        """The shape with a batched tensor's batch axis first (TenSEAL's shape_with_batch)."""
         shape = list(self._native().shape)
         return shape if self._batched else self.shape
 
@@ -238,6 +260,7 @@ class _Tensor(Encrypted):
         return PlainTensor(plain, scalar=self._scalar)
 
     def serialize(self):
+        """heft's bytes for this tensor (a batched flag, then docs/format.md's tensor frame)."""
         return bytes([1 if self._batched else 0]) + self._native().serialize()
 
     def __getstate__(self):
@@ -250,18 +273,22 @@ class _Tensor(Encrypted):
 
     # ---- arithmetic ----
     def add_(self, other):
+        """Adds in place; returns self."""
         self._become(self.add(other))
         return self
 
     def sub_(self, other):
+        """Subtracts in place; returns self."""
         self._become(self.sub(other))
         return self
 
     def mul_(self, other):
+        """Multiplies in place; returns self."""
         self._become(self.mul(other))
         return self
 
     def pow(self, power):
+        """The element-wise power by a non-negative integer (x ** 0 is ones, encrypted)."""
         power = int(power)
         if power < 0:
             raise ValueError("pow takes a non-negative integer exponent")
@@ -271,9 +298,11 @@ class _Tensor(Encrypted):
         return self.polyval(coefficients)
 
     def polyval(self, coefficients):
+        """sum_k coefficients[k] x^k element-wise, lowest degree first."""
         return self._wrap(self._native().polyval([self._kind(c) for c in coefficients]))
 
     def polyval_(self, coefficients):
+        """Evaluates the polynomial in place; returns self."""
         self._become(self.polyval(coefficients))
         return self
 
@@ -296,6 +325,7 @@ class _Tensor(Encrypted):
         return out
 
     def sum_batch_(self):
+        """Sums the batch in place (the tensor becomes unbatched); returns self."""
         summed = self.sum_batch()
         self.data, self._batched, self._scalar = summed.data, False, summed._scalar
         return self
@@ -306,13 +336,16 @@ class _Tensor(Encrypted):
         return self._wrap(self._native().reshape(self._native_shape(shape)))
 
     def reshape_(self, shape):
+        """Reshapes in place; returns self."""
         self._become(self.reshape(shape))
         return self
 
     def transpose(self):
+        """The axes reversed (a batched tensor keeps its batch first)."""
         return self._wrap(self._native().transpose())
 
     def transpose_(self):
+        """Transposes in place; returns self."""
         self._become(self.transpose())
         return self
 
@@ -322,6 +355,7 @@ class _Tensor(Encrypted):
         return self._wrap(self._native().broadcast_to(self._native_shape(shape)))
 
     def broadcast_(self, shape):
+        """Broadcasts in place; returns self."""
         self._become(self.broadcast(shape))
         return self
 
@@ -394,12 +428,15 @@ class _Tensor(Encrypted):
                 other.reshape([1, b[0], b[1]])).sum(1)
 
     def mm_(self, other):
+        """The matrix product in place; returns self."""
         return self._become(self.mm(other))
 
     def matmul_(self, other):
+        """The matrix product in place; returns self."""
         return self._become(self.mm(other))
 
     def dot_(self, other):
+        """The dot product in place; returns self."""
         self._become(self.dot(other))
         return self
 
@@ -427,6 +464,8 @@ class CKKSTensor(_Tensor):
         super().__init__(context, tensor, batch, native, lazy_bytes)
 
     def mm(self, other):
+        """Matrix product: a batched [batch, n] tensor times a plain [n, m] matrix, or numpy's
+        product with an encrypted or plain matrix."""
         if isinstance(other, CKKSTensor):
             return self._wrap(self._native().mm(other._native()))
         if not self._batched and len(self.shape) != 1:
@@ -436,9 +475,12 @@ class CKKSTensor(_Tensor):
     matmul = mm
 
     def conv2d(self, kernels, stride=1):
+        """A batch of images ([batch, H, W] or [batch, C, H, W], one image per slot) convolved with
+        plain kernels [C_out, (C_in,) kh, kw], stride both ways, no padding; one level."""
         return self._wrap(self._native().conv2d(self._plain(kernels), int(stride)))
 
     def avg_pool2d(self, kernel, stride):
+        """Average pooling of each channel over kernel x kernel windows, stride apart; one level."""
         return self._wrap(self._native().avg_pool2d(int(kernel), int(stride)))
 
     def level(self):
@@ -454,6 +496,7 @@ class CKKSTensor(_Tensor):
         return self._wrap(self._native().rotate(int(steps)))
 
     def rotate_(self, steps):
+        """Rotates the batch in place; returns self."""
         self._become(self.rotate(steps))
         return self
 
@@ -470,6 +513,7 @@ class CKKSTensor(_Tensor):
         return self._wrap(self._native().bootstrap())
 
     def bootstrap_(self):
+        """Bootstraps in place; returns self."""
         self._become(self.bootstrap())
         return self
 
@@ -483,10 +527,12 @@ class CKKSTensor(_Tensor):
                              "(ckks_tensor(..., batch=True))")
 
     def relu(self, sign=None):
+        """max(x, 0) element-wise through a sign approximation (values in [-1, 1])."""
         sign = sign or SignApproximation()
         return self._wrap(self._native().relu(sign.data))
 
     def max(self, other, sign=None):
+        """max(self, other) element-wise through a sign approximation (differences in [-1, 1])."""
         sign = sign or SignApproximation()
         return self._wrap(self._native().max(other._native(), sign.data))
 
@@ -510,7 +556,7 @@ class BFVTensor(_Tensor):
     matmul = mm
 
 
-def ckks_tensor(context, tensor, scale=None, batch=False):
+def ckks_tensor(context, tensor, scale=None, batch=False) -> "CKKSTensor":
     """TenSEAL's ts.ckks_tensor; batch=True packs the first axis into the slots."""
     return CKKSTensor(context, tensor, scale, batch)
 
@@ -526,22 +572,26 @@ def _lazy_tensor_from(kind, data):
     return kind(batch=bool(data[0]), lazy_bytes=data[1:])
 
 
-def ckks_tensor_from(context, data):
+def ckks_tensor_from(context, data) -> "CKKSTensor":
+    """A CKKSTensor from its serialize() bytes, linked to `context`."""
     return _tensor_from(CKKSTensor, context, data)
 
 
-def lazy_ckks_tensor_from(data):
+def lazy_ckks_tensor_from(data) -> "CKKSTensor":
+    """A CKKSTensor from its bytes, loaded when link_context(context) is called."""
     return _lazy_tensor_from(CKKSTensor, data)
 
 
-def bfv_tensor(context, tensor, batch=False):
+def bfv_tensor(context, tensor, batch=False) -> "BFVTensor":
     """TenSEAL's ts.bfv_tensor; batch=True packs the first axis into the slots."""
     return BFVTensor(context, tensor, batch)
 
 
-def bfv_tensor_from(context, data):
+def bfv_tensor_from(context, data) -> "BFVTensor":
+    """A BFVTensor from its serialize() bytes, linked to `context`."""
     return _tensor_from(BFVTensor, context, data)
 
 
-def lazy_bfv_tensor_from(data):
+def lazy_bfv_tensor_from(data) -> "BFVTensor":
+    """A BFVTensor from its bytes, loaded when link_context(context) is called."""
     return _lazy_tensor_from(BFVTensor, data)

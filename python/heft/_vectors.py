@@ -43,6 +43,7 @@ class _Vector(Encrypted):
         return _flat_list(other, self._kind)
 
     def size(self):
+        """The number of values (TenSEAL's size(); len() too)."""
         return self._native().size()
 
     def __len__(self):
@@ -57,6 +58,7 @@ class _Vector(Encrypted):
         return list(native.decrypt_with(secret_key.data))
 
     def serialize(self):
+        """heft's bytes for this vector (docs/format.md), for ckks_vector_from / bfv_vector_from."""
         return self._native().serialize()
 
     # Pickling carries the vector's bytes only, not its context (a context
@@ -70,53 +72,68 @@ class _Vector(Encrypted):
 
     # ---- arithmetic: new vectors, in place (`_`), operators ----
     def add_(self, other):
+        """Adds in place; returns self."""
         self._native().add_(self._operand(other))
         return self
 
     def sub_(self, other):
+        """Subtracts in place; returns self."""
         self._native().sub_(self._operand(other))
         return self
 
     def mul_(self, other):
+        """Multiplies in place; returns self."""
         self._native().mul_(self._operand(other))
         return self
 
     def pow(self, power):
+        """The element-wise power by a non-negative integer (ceil(log2) levels)."""
         if int(power) != power or power < 0:
             raise ValueError("pow takes a non-negative integer exponent")
         return self._wrap(self._native().pow(int(power)))
 
     def pow_(self, power):
+        """Raises to a power in place; returns self."""
         self.data = self.pow(power).data
         return self
 
     def sum(self, axis=0):
+        """The sum of the values, in every slot of a one-value vector (rotations by powers of two).
+        """
         if axis != 0:
             raise ValueError("a vector has only axis 0")
         return self._wrap(self._native().sum())
 
     def sum_(self, axis=0):
+        """Sums in place; returns self."""
         self.data = self.sum(axis).data
         return self
 
     def dot(self, other):
+        """The dot product with a vector of the same kind or a plain list/array (one value)."""
         return self._wrap(self._native().dot(self._operand(other)))
 
     def dot_(self, other):
+        """The dot product in place; returns self."""
         self.data = self.dot(other).data
         return self
 
     def polyval(self, coefficients):
+        """sum_k coefficients[k] x^k element-wise, lowest degree first (TenSEAL's polyval)."""
         return self._wrap(self._native().polyval(_flat_list(coefficients, self._kind)))
 
     def polyval_(self, coefficients):
+        """Evaluates the polynomial in place; returns self."""
         self.data = self.polyval(coefficients).data
         return self
 
     def matmul(self, matrix):
+        """This vector times a plain matrix (vector @ matrix, rows = len(self)): hoisted diagonals.
+        """
         return self._wrap(self._native().matmul(_matrix(matrix, self._kind)))
 
     def matmul_(self, matrix):
+        """The vector-matrix product in place; returns self."""
         self.data = self.matmul(matrix).data
         return self
 
@@ -142,6 +159,7 @@ class CKKSVector(_Vector):
         return CKKSVector(native, self._context)
 
     def scale(self):
+        """The ciphertext's scale (2^bits)."""
         return self._native().scale()
 
     def measure_noise_bits(self, expected):
@@ -150,9 +168,12 @@ class CKKSVector(_Vector):
         return self._native().measure_noise_bits(_flat_list(expected, float))
 
     def conv2d_im2col(self, kernel, windows_nb):
+        """TenSEAL's conv2d_im2col: this im2col encoding convolved by one kernel, one value per
+        window."""
         return self._wrap(self._native().conv2d_im2col(_matrix(kernel, float), int(windows_nb)))
 
     def conv2d_im2col_(self, kernel, windows_nb):
+        """conv2d_im2col in place; returns self."""
         self.data = self.conv2d_im2col(kernel, windows_nb).data
         return self
 
@@ -167,6 +188,7 @@ class CKKSVector(_Vector):
         return self._wrap(self._native().bootstrap())
 
     def bootstrap_(self):
+        """Bootstraps in place; returns self."""
         self.data = self.bootstrap().data
         return self
 
@@ -187,6 +209,7 @@ class CKKSVector(_Vector):
         return self._wrap(self._native().rotate(int(steps)))
 
     def rotate_(self, steps):
+        """Rotates in place; returns self."""
         self.data = self.rotate(steps).data
         return self
 
@@ -228,11 +251,13 @@ class CKKSVector(_Vector):
         return x[0:rows]
 
     def enc_matmul_plain_(self, plain_vec, n_rows):
+        """enc_matmul_plain in place; returns self."""
         self.data = self.enc_matmul_plain(plain_vec, n_rows).data
         return self
 
     @staticmethod
     def pack_vectors(vectors):
+        """TenSEAL's pack_vectors: the vectors' values one after another in one vector."""
         vectors = list(vectors)
         if not vectors:
             raise ValueError("pack_vectors needs at least one vector")
@@ -267,29 +292,33 @@ class BFVVector(_Vector):
                          vectors[0]._context)
 
 
-def ckks_vector(context, vector, scale=None):
+def ckks_vector(context, vector, scale=None) -> "CKKSVector":
     """TenSEAL's ts.ckks_vector: `vector` encrypted at the context's global scale."""
     return CKKSVector(context, vector, scale)
 
 
-def bfv_vector(context, vector):
+def bfv_vector(context, vector) -> "BFVVector":
+    """TenSEAL's ts.bfv_vector: integers (mod the plain modulus) encrypted, exact."""
     return BFVVector(context, vector)
 
 
-def ckks_vector_from(context, data):
+def ckks_vector_from(context, data) -> "CKKSVector":
+    """A CKKSVector from its serialize() bytes, linked to `context`."""
     return CKKSVector(_heft.CKKSVector.load(context.data, bytes(data)), context)
 
 
-def bfv_vector_from(context, data):
+def bfv_vector_from(context, data) -> "BFVVector":
+    """A BFVVector from its serialize() bytes, linked to `context`."""
     return BFVVector(_heft.BFVVector.load(context.data, bytes(data)), context)
 
 
-def lazy_ckks_vector_from(data):
+def lazy_ckks_vector_from(data) -> "CKKSVector":
     """A vector whose bytes are parsed when link_context(context) is called."""
     return CKKSVector(lazy_bytes=bytes(data))
 
 
-def lazy_bfv_vector_from(data):
+def lazy_bfv_vector_from(data) -> "BFVVector":
+    """A BFVVector whose bytes are parsed when link_context(context) is called."""
     return BFVVector(lazy_bytes=bytes(data))
 
 
@@ -300,7 +329,7 @@ def _power_of_two(n):
     return p
 
 
-def enc_matmul_encoding(context, matrix):
+def enc_matmul_encoding(context, matrix) -> "CKKSVector":
     """TenSEAL's enc_matmul_encoding: a plain [rows, cols] matrix encrypted for
     CKKSVector.enc_matmul_plain, column by column: column j in the slots from j r' (r' the
     row count rounded up to a power of two), the vector filling the ciphertext's slots so
@@ -321,7 +350,7 @@ def enc_matmul_encoding(context, matrix):
     return CKKSVector(context, values)
 
 
-def im2col_encoding(context, tensor, kernel_n_rows, kernel_n_cols, stride):
+def im2col_encoding(context, tensor, kernel_n_rows: int, kernel_n_cols: int, stride: int):
     """TenSEAL's ts.im2col_encoding: (the encrypted im2col layout, the window count)."""
     native, windows = _heft.im2col_encoding(context.data, _matrix(tensor, float),
                                             int(kernel_n_rows), int(kernel_n_cols), int(stride))
@@ -342,12 +371,15 @@ class LinearTransform:
         self.data = _heft.LinearTransform(context.data, diagonals, int(level), int(baby_steps))
 
     def rotation_steps(self):
+        """The Galois key steps the transform uses (generate_galois_keys(steps))."""
         return list(self.data.rotation_steps())
 
     @property
     def level(self):
+        """The level its diagonals are encoded at."""
         return self.data.level
 
     @property
     def diagonal_count(self):
+        """How many diagonals it holds."""
         return self.data.diagonal_count

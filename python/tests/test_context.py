@@ -48,3 +48,23 @@ def test_bad_arguments_raise_typed_errors():
     with pytest.raises(ts.FormatError):
         ts.context_from(b"not a context")
     assert issubclass(ts.MismatchError, ts.Error) and issubclass(ts.MismatchError, ValueError)
+
+
+def test_every_public_name_and_method_has_a_docstring():
+    import inspect
+    missing = []
+    for name in ts.__all__:
+        obj = getattr(ts, name)
+        if not inspect.getdoc(obj):
+            missing.append(name)
+        if not inspect.isclass(obj) or obj.__module__ == "heft._heft":
+            continue
+        for klass in obj.__mro__:
+            if not klass.__module__.startswith("heft.") or klass.__module__ == "heft._heft":
+                continue
+            for member, value in vars(klass).items():
+                if member.startswith("_") or not (callable(value) or isinstance(value, property)):
+                    continue
+                if not (getattr(value, "__doc__", None) or "").strip():
+                    missing.append(f"{klass.__name__}.{member}")
+    assert not missing, f"no docstring: {sorted(set(missing))}"
