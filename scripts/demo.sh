@@ -6,7 +6,8 @@
 # with client and server roles (python/examples/fashion_mnist_inference.py
 # says what it does; examples/fashion_mnist_inference.cpp is the same in C++):
 # TenSEAL's tutorial network, then a deeper one that bootstraps
-# (python/examples/fashion_mnist_deep.py; about 19 GiB of memory at its peak).
+# (python/examples/fashion_mnist_deep.py, one image per request, and
+# fashion_mnist_deep_batch.py, 32 per request; about 20 GiB of memory at its peak).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh

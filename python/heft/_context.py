@@ -68,6 +68,17 @@ class Context:
     def auto_mod_switch(self, value):
         self.data.auto_mod_switch = bool(value)
 
+    @property
+    def auto_bootstrap(self):
+        """Bootstrap an operand whose levels run out before the operation that needs them
+        (bootstrappable contexts; off by default): unbounded depth, for values kept within
+        about [-1, 1] as bootstrapping needs. A runtime setting, not serialized."""
+        return self.data.auto_bootstrap
+
+    @auto_bootstrap.setter
+    def auto_bootstrap(self, value):
+        self.data.auto_bootstrap = bool(value)
+
     # ---- keys ----
     def generate_galois_keys(self, steps=None, max_level=None):
         """The default power-of-two steps (TenSEAL's default), or exactly `steps`; with

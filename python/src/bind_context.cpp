@@ -85,6 +85,8 @@ void bind_context(py::module_& m) {
       .def_property("auto_rescale", &TensorContext::auto_rescale, &TensorContext::set_auto_rescale)
       .def_property("auto_mod_switch", &TensorContext::auto_mod_switch,
                     &TensorContext::set_auto_mod_switch)
+      .def_property("auto_bootstrap", &TensorContext::auto_bootstrap,
+                    &TensorContext::set_auto_bootstrap)
       .def("is_private", &TensorContext::is_private)
       .def("is_public", &TensorContext::is_public)
       .def("has_public_key", &TensorContext::has_public_key)

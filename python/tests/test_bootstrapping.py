@@ -131,3 +131,31 @@ def test_a_batched_tensor_bootstraps_each_element(context):
                          - np.roll(x, -3, axis=0))) < TOLERANCE
     with pytest.raises(ValueError, match="bootstrapping gives back"):
         t.refresh_for(context.encryption_level + 1)
+
+
+def test_auto_bootstrap_gives_unbounded_depth(context):
+    x = uniform(512, 12)
+    signs = np.where(np.arange(512) % 3 == 0, -1.0, 1.0)
+    v, want = ts.ckks_vector(context, x), x.copy()
+    steps = 2 * context.encryption_level + 1
+    for _ in range(context.encryption_level):
+        v, want = v * signs, want * signs
+    with pytest.raises(ValueError, match="level"):
+        v * signs
+    context.auto_bootstrap = True
+    try:
+        for _ in range(steps):
+            v, want = v * signs, want * signs
+        assert np.max(np.abs(np.array(v.decrypt()) - want)) < 4 * TOLERANCE
+        t = ts.ckks_tensor(context, np.stack([x, -x], axis=1).repeat(4, axis=0), batch=True)
+        for _ in range(steps):
+            t = t.square().polyval([0.0, 0.5, 0.5])  # stays within [-1, 1]
+        plain = np.stack([x, -x], axis=1).repeat(4, axis=0)
+        for _ in range(steps):
+            plain = 0.5 * plain ** 2 + 0.5 * plain ** 4
+        assert np.max(np.abs(t.decrypt().numpy() - plain)) < 16 * TOLERANCE
+    finally:
+        context.auto_bootstrap = False
+    with pytest.raises(ValueError, match="cannot bootstrap"):
+        plain_context = ts.context(ts.SCHEME_TYPE.CKKS, 8192, coeff_mod_bit_sizes=[60, 40, 60])
+        plain_context.auto_bootstrap = True

@@ -114,7 +114,11 @@ CKKSTensor CKKSTensor::combine(const CKKSTensor& other, int kind, const char* op
                         std::to_string(batch_size()) + " and " +
                         std::to_string(other.batch_size()) + ")");
   const Shape inner = PlainTensor::broadcast_shape(inner_shape(), other.inner_shape(), operation);
-  if (kind == kMul) detail::require_levels(1, std::min(level(), other.level()), operation);
+  if (kind == kMul) {
+    if (auto refreshed = refreshed_if_short(1)) return refreshed->combine(other, kind, operation);
+    if (auto refreshed = other.refreshed_if_short(1)) return combine(*refreshed, kind, operation);
+    detail::require_levels(1, std::min(level(), other.level()), operation);
+  }
   const auto mine = detail::broadcast_sources(inner_shape(), inner);
   const auto theirs = detail::broadcast_sources(other.inner_shape(), inner);
   const auto& evaluator = context_->ckks_evaluator();
@@ -139,7 +143,10 @@ CKKSTensor CKKSTensor::combine(const PlainTensor& plain, int kind, const char* o
     throw MismatchError(std::string(operation) +
                         ": the plain tensor does not broadcast to the "
                         "encrypted one's shape");
-  if (kind == kMul) detail::require_levels(1, level(), operation);
+  if (kind == kMul) {
+    if (auto refreshed = refreshed_if_short(1)) return refreshed->combine(plain, kind, operation);
+    detail::require_levels(1, level(), operation);
+  }
   const auto stretched = plain.broadcast_to(shape_);
   const std::size_t batch = batch_size(), inner = elements_.size();
   auto elements = detail::map_chunks(inner, [&](std::size_t e) {
@@ -201,6 +208,8 @@ CKKSTensor CKKSTensor::polyval(std::span<const double> coefficients) const {
   // keeps its zeros); the rest is 0 at 0.
   const detail::SplitPolynomial split = detail::split_polynomial(coefficients, op);
   if (split.rest.degree() == 0) return mul(0.0).add(split.constant);
+  if (auto refreshed = refreshed_if_short(split.rest.depth()))
+    return refreshed->polyval(coefficients);
   auto elements = detail::evaluate_rest(*context_, elements_, split, level(), op);
   CKKSTensor out(context_, std::move(elements), shape_, clean_padding_);
   if (split.constant == 0) return out;
@@ -299,6 +308,7 @@ CKKSTensor CKKSTensor::mm(const PlainTensor& matrix) const {
   require_valid(op);
   if (shape_.size() != 2 || matrix.shape().size() != 2 || matrix.shape()[0] != shape_[1])
     throw MismatchError(std::string(op) + ": needs [batch, n] x [n, m]");
+  if (auto refreshed = refreshed_if_short(1)) return refreshed->mm(matrix);
   detail::require_levels(1, level(), op);
   for (const double v : matrix.data())
     if (!std::isfinite(v))

@@ -16,6 +16,7 @@ CKKSTensor CKKSTensor::relu(const circuits::CompositePolynomial& sign) const {
   constexpr const char* op = "CKKSTensor::relu";
   require_valid(op);
   if (sign.stages.empty()) throw InvalidArgument(std::string(op) + ": an empty sign approximation");
+  if (auto refreshed = refreshed_if_short(sign.depth() + 1)) return refreshed->relu(sign);
   detail::require_levels(sign.depth() + 1, level(), op);
   circuits::PolynomialEvaluator evaluator(context_->rlwe_context(), context_->relin_key(op));
   evaluator.allow_transparent_results(true);  // re-randomised as the result is made

@@ -51,6 +51,7 @@ CKKSTensor CKKSTensor::conv2d(const PlainTensor& kernels, std::size_t stride) co
   for (const double v : kernels.data())
     if (!std::isfinite(v))
       throw InvalidArgument(std::string(op) + ": a kernel value is not finite");
+  if (auto refreshed = refreshed_if_short(1)) return refreshed->conv2d(kernels, stride);
   detail::require_levels(1, level(), op);
 
   const std::size_t out_rows = (height - kernel_rows) / stride + 1;
@@ -85,6 +86,7 @@ CKKSTensor CKKSTensor::avg_pool2d(std::size_t kernel, std::size_t stride) const 
     throw MismatchError(std::string(op) + ": a " + std::to_string(kernel) + "x" +
                         std::to_string(kernel) + " window is larger than the " +
                         std::to_string(height) + "x" + std::to_string(width) + " image");
+  if (auto refreshed = refreshed_if_short(1)) return refreshed->avg_pool2d(kernel, stride);
   detail::require_levels(1, level(), op);
   const std::size_t out_rows = (height - kernel) / stride + 1;
   const std::size_t out_cols = (width - kernel) / stride + 1;

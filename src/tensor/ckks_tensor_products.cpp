@@ -27,6 +27,8 @@ CKKSTensor CKKSTensor::mm(const CKKSTensor& other) const {
       shape_.back() != other.shape_[1])
     throw MismatchError(std::string(op) +
                         ": needs [batch, n, k] or [batch, k] times [batch, k, m]");
+  if (auto refreshed = refreshed_if_short(1)) return refreshed->mm(other);
+  if (auto refreshed = other.refreshed_if_short(1)) return mm(*refreshed);
   detail::require_levels(1, std::min(level(), other.level()), op);
   const std::size_t rows = vector ? 1 : shape_[1], inner = shape_.back(), cols = other.shape_[2];
   const auto& evaluator = context_->ckks_evaluator();

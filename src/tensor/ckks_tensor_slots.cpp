@@ -79,6 +79,12 @@ CKKSTensor CKKSTensor::bootstrap() const {
   return {context_, std::move(elements), shape_, false};
 }
 
+std::optional<CKKSTensor> CKKSTensor::refreshed_if_short(std::size_t levels) const {
+  if (!context_ || elements_.empty() || !context_->auto_bootstrap()) return std::nullopt;
+  if (level() >= levels || levels > context_->encryption_level()) return std::nullopt;
+  return bootstrap();
+}
+
 CKKSTensor CKKSTensor::refresh_for(std::size_t levels) const {
   constexpr const char* op = "CKKSTensor::refresh_for";
   require_valid(op);

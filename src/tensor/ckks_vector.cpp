@@ -272,6 +272,8 @@ CKKSVector CKKSVector::mul(const CKKSVector& other) const {
     return mul(other.replicated(size_, op));
   }
   require_compatible(other, op);
+  if (auto refreshed = refreshed_if_short(1)) return refreshed->mul(other);
+  if (auto refreshed = other.refreshed_if_short(1)) return mul(*refreshed);
   detail::require_levels(1, std::min(level(), other.level()), op);
   auto chunks = detail::map_chunks(chunks_.size(), [&](std::size_t c) {
     return CKKSVectorOps::product(*context_, chunks_[c], other.chunks_[c], op);
@@ -283,6 +285,7 @@ CKKSVector CKKSVector::mul(std::span<const double> plain) const {
   constexpr const char* op = "CKKSVector::mul";
   require_valid(op);
   detail::require_same_size(size_, plain.size(), op);
+  if (auto refreshed = refreshed_if_short(1)) return refreshed->mul(plain);
   detail::require_levels(1, level(), op);
   auto chunks = detail::map_chunks(chunks_.size(), [&](std::size_t c) {
     return CKKSVectorOps::plain_product(*context_, chunks_[c], chunk_values(plain, c));
@@ -295,7 +298,10 @@ CKKSVector CKKSVector::mul(double scalar) const {
   require_valid(op);
   // An integer is an exact multiple and costs no level.
   const bool integer = std::round(scalar) == scalar && std::abs(scalar) < 4.6e18;
-  if (!integer) detail::require_levels(1, level(), op);
+  if (!integer) {
+    if (auto refreshed = refreshed_if_short(1)) return refreshed->mul(scalar);
+    detail::require_levels(1, level(), op);
+  }
   const auto& evaluator = context_->ckks_evaluator();
   auto chunks = detail::map_chunks(chunks_.size(), [&](std::size_t c) {
     return CKKSVectorOps::finish_product(*context_, evaluator.multiply_scalar(chunks_[c], scalar));
@@ -314,6 +320,7 @@ CKKSVector CKKSVector::negate() const {
 CKKSVector CKKSVector::square() const {
   constexpr const char* op = "CKKSVector::square";
   require_valid(op);
+  if (auto refreshed = refreshed_if_short(1)) return refreshed->square();
   detail::require_levels(1, level(), op);
   auto chunks = detail::map_chunks(chunks_.size(), [&](std::size_t c) {
     return CKKSVectorOps::product(*context_, chunks_[c], chunks_[c], op);
@@ -328,6 +335,7 @@ CKKSVector CKKSVector::pow(unsigned k) const {
     // TenSEAL's pow(0): ones in the vector's slots (x * 0, exact, plus 1).
     return mul(0.0).add(1.0);
   }
+  if (auto refreshed = refreshed_if_short(detail::power_depth(k))) return refreshed->pow(k);
   detail::require_levels(detail::power_depth(k), level(), op);
   const auto multiply = [&](const Ciphertext& a, const Ciphertext& b) {
     return CKKSVectorOps::product(*context_, a, b, op);

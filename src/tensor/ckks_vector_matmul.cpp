@@ -111,6 +111,7 @@ std::vector<int64_t> CKKSVector::matmul_galois_steps(std::size_t rows, std::size
 CKKSVector CKKSVector::matmul(const std::vector<std::vector<double>>& matrix) const {
   require_valid(kMatmul);
   const std::size_t n = size_, m = require_matrix_shape(matrix, size_);
+  if (auto refreshed = refreshed_if_short(1)) return refreshed->matmul(matrix);
   detail::require_levels(1, level(), kMatmul);
   const std::size_t slots = context_->slot_count();
   const auto& evaluator = context_->ckks_evaluator();

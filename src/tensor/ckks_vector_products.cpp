@@ -90,6 +90,8 @@ CKKSVector CKKSVector::dot(const CKKSVector& other) const {
   require_compatible(other, op);
   context_->require_rotations(doubling_steps(std::min(size_, context_->slot_count())), false, op);
   const bool masked = !clean_padding_ && !other.clean_padding_;
+  if (auto refreshed = refreshed_if_short(masked ? 2 : 1)) return refreshed->dot(other);
+  if (auto refreshed = other.refreshed_if_short(masked ? 2 : 1)) return dot(*refreshed);
   detail::require_levels(masked ? 2 : 1, std::min(level(), other.level()), op);
   return mul(other).sum();
 }
@@ -99,6 +101,7 @@ CKKSVector CKKSVector::dot(std::span<const double> plain) const {
   require_valid(op);
   detail::require_same_size(size_, plain.size(), op);
   context_->require_rotations(doubling_steps(std::min(size_, context_->slot_count())), false, op);
+  if (auto refreshed = refreshed_if_short(1)) return refreshed->dot(plain);
   detail::require_levels(1, level(), op);
   return mul(plain).sum();
 }
@@ -110,6 +113,8 @@ CKKSVector CKKSVector::polyval(std::span<const double> coefficients) const {
   // keeps its zeros); the rest is 0 at 0.
   const detail::SplitPolynomial split = detail::split_polynomial(coefficients, op);
   if (split.rest.degree() == 0) return mul(0.0).add(split.constant);
+  if (auto refreshed = refreshed_if_short(split.rest.depth()))
+    return refreshed->polyval(coefficients);
   auto chunks = detail::evaluate_rest(*context_, chunks_, split, level(), op);
   CKKSVector out(context_, std::move(chunks), size_, clean_padding_);
   if (split.constant == 0) return out;

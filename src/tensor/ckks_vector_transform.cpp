@@ -22,6 +22,12 @@ CKKSVector CKKSVector::bootstrap() const {
   return {context_, std::move(chunks), size_, false};
 }
 
+std::optional<CKKSVector> CKKSVector::refreshed_if_short(std::size_t levels) const {
+  if (!context_ || chunks_.empty() || !context_->auto_bootstrap()) return std::nullopt;
+  if (level() >= levels || levels > context_->encryption_level()) return std::nullopt;
+  return bootstrap();
+}
+
 CKKSVector CKKSVector::refresh_for(std::size_t levels) const {
   constexpr const char* op = "CKKSVector::refresh_for";
   require_valid(op);
@@ -34,6 +40,7 @@ CKKSVector CKKSVector::refresh_for(std::size_t levels) const {
 CKKSVector CKKSVector::linear_transform(const circuits::LinearTransform& m) const {
   constexpr const char* op = "CKKSVector::linear_transform";
   require_valid(op);
+  if (auto refreshed = refreshed_if_short(1)) return refreshed->linear_transform(m);
   if (chunks_.size() != 1)
     throw InvalidArgument(std::string(op) + ": the vector spans " + std::to_string(chunks_.size()) +
                           " ciphertexts; a linear transform takes one");

@@ -64,6 +64,14 @@ double TensorContext::bootstrap_key_bytes() const {
   return bootstrapper("bootstrap_key_bytes").key_bytes();
 }
 
+void TensorContext::set_auto_bootstrap(bool on) {
+  if (on && !is_bootstrappable())
+    throw InvalidArgument(
+        "TensorContext::set_auto_bootstrap: the context cannot bootstrap (make it with "
+        "create_bootstrappable)");
+  auto_bootstrap_ = on;
+}
+
 void TensorContext::generate_bootstrap_keys(const circuits::KeyProgress& progress) {
   constexpr const char* op = "generate_bootstrap_keys";
   const bool kept = bootstrapper_ != nullptr;

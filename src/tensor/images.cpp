@@ -84,6 +84,7 @@ CKKSVector CKKSVector::conv2d_im2col(const std::vector<std::vector<double>>& ker
                         std::to_string(kernel_cols) + " kernel over " + std::to_string(windows) +
                         " windows holds " + std::to_string(elements * padded) +
                         " (im2col_encoding with the kernel's shape)");
+  if (auto refreshed = refreshed_if_short(1)) return refreshed->conv2d_im2col(kernel, windows);
   detail::require_levels(1, level(), op);
   const std::size_t slots = context_->slot_count();
   const auto weight = [&](std::size_t k) { return kernel[k / kernel_cols][k % kernel_cols]; };

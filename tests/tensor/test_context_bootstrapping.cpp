@@ -1,9 +1,11 @@
 // Bootstrapping through the tensor layer: a context on a bootstrapping preset
 // (small-encaps and small, N = 2^12, insecure: fast), its keys, fresh
 // encryptions at the encryption level, CKKSVector::bootstrap / refresh_for
-// against the plain values, CKKSTensor::bootstrap / refresh_for, the public context's bytes
-// carrying the keys to a server that bootstraps, CKKSVector::linear_transform against the same sum
-// of rotated products in doubles; errors typed, operands unchanged.
+// against the plain values, CKKSTensor::bootstrap / refresh_for,
+// auto_bootstrap through chains deeper than the levels, the public context's
+// bytes carrying the keys to a server that bootstraps,
+// CKKSVector::linear_transform against the same sum of rotated products in
+// doubles; errors typed, operands unchanged.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -124,6 +126,76 @@ TEST(ContextBootstrapping, ATensorBootstrapsEachElementAndRefreshesOnlyWhenNeede
     EXPECT_LT(max_error(got.data(), x), kBootstrapTolerance);
   }
   EXPECT_THROW((void)t.refresh_for(top + 1), InvalidArgument);
+}
+
+// Turns auto_bootstrap on for the scope of a test (the context is shared).
+struct AutoBootstrapOn {
+  explicit AutoBootstrapOn(const TensorContext::Ptr& c) : context(c) {
+    context->set_auto_bootstrap(true);
+  }
+  ~AutoBootstrapOn() { context->set_auto_bootstrap(false); }
+  TensorContext::Ptr context;
+};
+
+TEST(ContextBootstrapping, AutoBootstrapGivesOperationsTheLevelsTheyNeed) {
+  const auto& context = shared_context();
+  const std::size_t top = context->encryption_level(), steps = 2 * top + 1;
+  const Reals x = testing::random_reals(256, 5);
+  Reals signs(256);
+  for (std::size_t i = 0; i < signs.size(); ++i)
+    signs[i] = i % 3 == 0 ? -1.0 : 1.0;
+  // Without it, the chain stops where the levels do, the vector unchanged.
+  CKKSVector plain_chain = CKKSVector::encrypt(context, x);
+  for (std::size_t i = 0; i < top; ++i)
+    plain_chain = plain_chain.mul(signs);
+  EXPECT_THROW((void)plain_chain.mul(signs), InvalidArgument);
+  EXPECT_THROW((void)plain_chain.square(), InvalidArgument);
+
+  const AutoBootstrapOn on(context);
+  // A product by +-1 per step: more than twice the levels there are.
+  CKKSVector v = CKKSVector::encrypt(context, x);
+  Reals want = x;
+  for (std::size_t i = 0; i < steps; ++i) {
+    v = v.mul(signs);
+    for (std::size_t j = 0; j < want.size(); ++j)
+      want[j] *= signs[j];
+  }
+  EXPECT_LT(max_error(v.decrypt(), want), 4 * kBootstrapTolerance);
+  // At level 0, a square and a ciphertext product bootstrap first too.
+  while (v.level() > 0) {
+    v = v.mul(signs);
+    for (std::size_t k = 0; k < want.size(); ++k)
+      want[k] *= signs[k];
+  }
+  const CKKSVector squared = v.square(), product = v.mul(v);
+  for (double& w : want)
+    w *= w;
+  EXPECT_LT(max_error(squared.decrypt(), want), 4 * kBootstrapTolerance);
+  EXPECT_LT(max_error(product.decrypt(), want), 4 * kBootstrapTolerance);
+
+  // Tensors: element-wise products and a plain matrix product (a swap of
+  // the two columns) through the same chain.
+  const std::size_t batch = context->slot_count();
+  const Reals y = testing::random_reals(batch * 2, 6);
+  CKKSTensor t = CKKSTensor::encrypt(context, PlainTensor(y, {batch, 2}));
+  const PlainTensor swap({0.0, 1.0, 1.0, 0.0}, {2, 2});
+  Reals want_t = y;
+  for (std::size_t i = 0; i < steps; ++i) {
+    t = i % 2 ? t.mm(swap) : t.mul(-1.0);
+    for (std::size_t b = 0; b < batch; ++b) {
+      if (i % 2) {
+        std::swap(want_t[2 * b], want_t[2 * b + 1]);
+      } else {
+        want_t[2 * b] = -want_t[2 * b];
+        want_t[2 * b + 1] = -want_t[2 * b + 1];
+      }
+    }
+  }
+  EXPECT_LT(max_error(t.decrypt().data(), want_t), 4 * kBootstrapTolerance);
+
+  // Only a context that can bootstrap takes the setting.
+  const auto plain_context = testing::make_ckks_context(2, false);
+  EXPECT_THROW(plain_context->set_auto_bootstrap(true), InvalidArgument);
 }
 
 TEST(ContextBootstrapping, APublicContextCarriesTheKeysToAServer) {

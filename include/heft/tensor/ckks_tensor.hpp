@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -156,6 +157,9 @@ class HEFT_EXPORT CKKSTensor {
                                        const rlwe::LoadOptions& options = {});
 
  private:
+  // As CKKSVector's: bootstrapped first when auto_bootstrap is on and fewer
+  // than `levels` are left.
+  [[nodiscard]] std::optional<CKKSTensor> refreshed_if_short(std::size_t levels) const;
   CKKSTensor(TensorContext::Ptr context, std::vector<rlwe::Ciphertext> elements, Shape shape,
              bool clean_padding);
   void require_valid(const char* operation) const;

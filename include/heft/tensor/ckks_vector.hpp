@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -178,6 +179,10 @@ class HEFT_EXPORT CKKSVector {
                                        const rlwe::LoadOptions& options = {});
 
  private:
+  // With the context's auto_bootstrap on and fewer than `levels` left that
+  // bootstrapping gives back: this vector bootstrapped. Otherwise nothing
+  // (the operation checks its levels as usual).
+  [[nodiscard]] std::optional<CKKSVector> refreshed_if_short(std::size_t levels) const;
   CKKSVector(TensorContext::Ptr context, std::vector<rlwe::Ciphertext> chunks, std::size_t size,
              bool clean_padding);
   void require_valid(const char* operation) const;

@@ -17,6 +17,11 @@
 // - auto_rescale: CKKS products are rescaled;
 // - auto_mod_switch: CKKS operands at different levels are brought to the
 //   lower one.
+// - auto_bootstrap (off by default; bootstrappable contexts only): an
+//   operation on CKKS vectors or tensors that needs more levels than its
+//   operand has left bootstraps the operand first (refresh_for), so that
+//   depth is unbounded. The caller promises values within bootstrapping's
+//   range (about [-1, 1]), as for bootstrap(); a runtime setting, not saved.
 // With auto_rescale and auto_mod_switch both on, operations go through
 // ckks::ScaleMode::automatic (lazy rescaling, exact scale alignment); with
 // either off, through ScaleMode::manual, the vector doing only what the flags
@@ -144,6 +149,9 @@ class HEFT_EXPORT TensorContext {
   void set_auto_relin(bool on) noexcept { auto_relin_ = on; }
   void set_auto_rescale(bool on) noexcept { auto_rescale_ = on; }
   void set_auto_mod_switch(bool on) noexcept { auto_mod_switch_ = on; }
+  [[nodiscard]] bool auto_bootstrap() const noexcept { return auto_bootstrap_; }
+  // InvalidArgument when turning it on for a context that cannot bootstrap.
+  void set_auto_bootstrap(bool on);
 
   // ---- keys ----
   [[nodiscard]] bool is_private() const noexcept { return secret_key_.has_value(); }
@@ -277,6 +285,7 @@ class HEFT_EXPORT TensorContext {
   Scheme scheme_ = Scheme::ckks;
   double global_scale_ = 0;
   bool auto_relin_ = true, auto_rescale_ = true, auto_mod_switch_ = true;
+  bool auto_bootstrap_ = false;
 
   std::optional<rlwe::SecretKey> secret_key_;
   std::optional<rlwe::KeyGenerator> keygen_;  // present with the secret key
