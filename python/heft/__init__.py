@@ -18,7 +18,7 @@ from ._vectors import (BFVVector, CKKSVector, LinearTransform, bfv_vector, bfv_v
                        lazy_bfv_vector_from, lazy_ckks_vector_from)
 from ._tensors import (BFVTensor, CKKSTensor, PlainTensor, SignApproximation, bfv_tensor,
                        bfv_tensor_from, ckks_tensor, ckks_tensor_from, lazy_bfv_tensor_from,
-                       lazy_ckks_tensor_from, plain_tensor)
+                       lazy_ckks_tensor_from, plain_tensor, plain_tensor_from)
 
 __all__ = [
     "BFVTensor", "BFVVector", "CKKSTensor", "CKKSVector", "Context", "ENCRYPTION_TYPE",
@@ -29,5 +29,5 @@ __all__ = [
     "ckks_tensor", "ckks_tensor_from", "ckks_vector", "ckks_vector_from", "context",
     "context_from", "enc_matmul_encoding", "im2col_encoding", "lazy_bfv_tensor_from",
     "lazy_bfv_vector_from", "lazy_ckks_tensor_from", "lazy_ckks_vector_from", "plain_tensor",
-    "release_idle_memory",
+    "plain_tensor_from", "release_idle_memory",
 ]

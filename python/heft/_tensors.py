@@ -62,6 +62,22 @@ class PlainTensor:
         """The axes' lengths ([] for a scalar)."""
         return [] if self._scalar else list(self.data.shape)
 
+    def serialize(self):
+        """Bytes for plain_tensor_from: a magic, the rank and shape (little-endian uint64),
+        then the values as little-endian float64. Plain data: not encrypted."""
+        import struct
+        shape = self.data.shape
+        return (_PLAIN_MAGIC + struct.pack(f"<Q{len(shape)}Q", len(shape), *shape)
+                + struct.pack(f"<{len(self.data.data)}d", *self.data.data))
+
+    def strides(self):
+        """Elements between consecutive entries of each axis (row-major; TenSEAL's)."""
+        strides, step = [], 1
+        for length in reversed(self.shape):
+            strides.append(step)
+            step *= length
+        return strides[::-1]
+
     @property
     def raw(self):
         """The values, flat and row-major."""
@@ -140,6 +156,30 @@ class PlainTensor:
     def __eq__(self, other):
         return (isinstance(other, PlainTensor) and self.shape == other.shape
                 and self.raw == other.raw)
+
+
+_PLAIN_MAGIC = b"heft-plain-tensor-1\n"
+
+
+def plain_tensor_from(data) -> PlainTensor:
+    """A PlainTensor from PlainTensor.serialize()'s bytes (TenSEAL's plain_tensor_from);
+    ValueError for bytes that are not one."""
+    import struct
+    data = bytes(data)
+    head = len(_PLAIN_MAGIC)
+    if data[:head] != _PLAIN_MAGIC or len(data) < head + 8:
+        raise ValueError("plain_tensor_from: not the bytes of a PlainTensor")
+    (rank,) = struct.unpack_from("<Q", data, head)
+    if rank < 1 or rank > 32 or len(data) < head + 8 * (1 + rank):
+        raise ValueError("plain_tensor_from: a malformed shape")
+    shape = list(struct.unpack_from(f"<{rank}Q", data, head + 8))
+    count = 1
+    for d in shape:
+        count *= d
+    body = head + 8 * (1 + rank)
+    if count < 1 or len(data) != body + 8 * count:
+        raise ValueError("plain_tensor_from: the values do not match the shape")
+    return PlainTensor(list(struct.unpack_from(f"<{count}d", data, body)), shape)
 
 
 def plain_tensor(tensor, shape=None, dtype="float") -> PlainTensor:

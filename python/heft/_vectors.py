@@ -49,6 +49,11 @@ class _Vector(Encrypted):
     def __len__(self):
         return self.size()
 
+    @property
+    def shape(self):
+        """[size()], as TenSEAL's vectors report it."""
+        return [self.size()]
+
     def decrypt(self, secret_key=None):
         """The values; with `secret_key` (context.secret_key(), kept aside before
         make_context_public()), also under a public context."""

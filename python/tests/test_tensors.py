@@ -180,3 +180,15 @@ def test_tenseal_shape_conventions(ckks_context, bfv_context):
     assert w.decrypt().tolist() == [[2, 4], [3, 5]]
     m = ts.ckks_tensor(ckks_context, a[0])
     assert np.allclose(m.mm(a[1].T).decrypt().numpy(), a[0] @ a[1].T, atol=1e-4)
+
+
+def test_plain_tensor_bytes_round_trip_and_refuse_garbage():
+    a = np.arange(24, dtype=float).reshape(2, 3, 4) / 7
+    t = ts.plain_tensor(a)
+    back = ts.plain_tensor_from(t.serialize())
+    assert back.shape == [2, 3, 4] and back.strides() == [12, 4, 1]
+    assert np.array_equal(back.numpy(), a)
+    data = t.serialize()
+    for bad in [b"", data[:-8], b"x" + data[1:], data + b"\0" * 8]:
+        with pytest.raises(ValueError):
+            ts.plain_tensor_from(bad)
