@@ -224,7 +224,9 @@ class _Tensor(Encrypted):
 
     def _wrap(self, native, scalar=None):
         out = type(self)(self._context, batch=self._batched, native=native)
-        out._scalar = self._scalar if scalar is None else scalar
+        if scalar is None:  # a scalar stays one while the result holds one value
+            scalar = self._scalar and all(d == 1 for d in list(native.shape)[1:])
+        out._scalar = scalar
         return out
 
     @staticmethod

@@ -173,6 +173,10 @@ def test_tenseal_shape_conventions(ckks_context, bfv_context):
     v.dot_([1, 1, 1])
     assert v.shape == [] and v.decrypt().tolist() == 6
     assert np.array(v.decrypt().numpy()).shape == ()
+    # A scalar broadcast against a vector gives the vector's shape.
+    w = ts.bfv_tensor(bfv_context, ts.plain_tensor([1, 2, 3], dtype="int"))
+    assert (v + w).shape == [3] and (v + w).decrypt().tolist() == [7, 8, 9]
+    assert (v * 2).shape == []
     # pow(0) is ones, encrypted.
     w = ts.bfv_tensor(bfv_context, ts.plain_tensor([[2, 3], [4, 5]], dtype="int"))
     assert w.pow(0).decrypt().tolist() == [[1, 1], [1, 1]]

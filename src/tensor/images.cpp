@@ -87,7 +87,9 @@ CKKSVector CKKSVector::conv2d_im2col(const std::vector<std::vector<double>>& ker
   if (auto refreshed = refreshed_if_short(1)) return refreshed->conv2d_im2col(kernel, windows);
   detail::require_levels(1, level(), op);
   const std::size_t slots = context_->slot_count();
-  const auto weight = [&](std::size_t k) { return kernel[k / kernel_cols][k % kernel_cols]; };
+  // A copy: clang before 16 cannot capture a structured binding.
+  const std::size_t columns = kernel_cols;
+  const auto weight = [&](std::size_t k) { return kernel[k / columns][k % columns]; };
   if (padded >= slots) {
     // Each block of W slots spans W / slots whole ciphertexts: output
     // ciphertext c is the kernel-weighted sum of ciphertext c of every block,
