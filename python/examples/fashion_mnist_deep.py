@@ -282,6 +282,20 @@ class DeepServer:
         level = x.level()
         return x.linear_transform(self.network.transform(self.context, layer, level, self.keep))
 
+    def activate_and_pool(self, z, layer, t):
+        """A convolution's output z through its activation +-z (z + t) and its pooling
+        (two rotations; the 1/4 is in the next weights), timed; both modes use it (a
+        vector in latency mode, a tensor of channels in throughput mode)."""
+        x = z * (z + layer["offset"])
+        if layer["sign"] < 0:
+            x = -x
+        t = self._timed(f"act{layer['name'][-1]}", t)
+        if layer["pool"]:
+            x = x + x.rotate(layer["pool"])
+            x = x + x.rotate(SIDE * layer["pool"])
+            t = self._timed(f"pool{layer['name'][-1]}", t)
+        return x, t
+
     def classify(self, request):
         t = time.perf_counter()
         x = ts.ckks_vector_from(self.context, request)
@@ -293,14 +307,7 @@ class DeepServer:
                 t = self._timed("bootstrap", t)
             z = self._linear(x, layer) + layer["bias"]
             t = self._timed(layer["name"], t)
-            x = z * (z + layer["offset"])
-            if layer["sign"] < 0:
-                x = -x
-            t = self._timed(f"act{layer['name'][-1]}", t)
-            if layer["pool"]:
-                x = x + x.rotate(layer["pool"])
-                x = x + x.rotate(SIDE * layer["pool"])
-                t = self._timed(f"pool{layer['name'][-1]}", t)
+            x, t = self.activate_and_pool(z, layer, t)
         if x.level() < 1:
             x = x.refresh_for(1)
             self.bootstraps += 1

@@ -124,17 +124,9 @@ def classify_batch(server, batch_network, request):
     x = ts.ckks_tensor_from(server.context, request)
     t = server._timed("load", t)
     for i, (layer, batch_layer) in enumerate(zip(network.layers, batch_network.layers)):
-        number = layer["name"][-1]
         z = _convolve(x, batch_layer["offsets"], batch_layer["matrix"]) + batch_layer["bias"]
         t = server._timed(layer["name"], t)
-        x = z * (z + layer["offset"])
-        if layer["sign"] < 0:
-            x = -x
-        t = server._timed(f"act{number}", t)
-        if layer["pool"]:
-            x = x + x.rotate(layer["pool"])
-            x = x + x.rotate(SIDE * layer["pool"])
-            t = server._timed(f"pool{number}", t)
+        x, t = server.activate_and_pool(z, layer, t)
         if i == batch_network.merge_after:
             x = _merge_and_bootstrap(server, batch_network, x)
             t = server._timed("bootstrap", t)
