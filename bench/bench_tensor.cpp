@@ -18,6 +18,12 @@
 //   evaluate_batch), from the encrypted batch to the logits; the counter
 //   images_per_second is the figure the tensor issue sets (500 at least).
 //   TenSEAL has no such mode.
+// - CKKS_EncMatmul/<n>/threads:<t>: an encrypted n x n matrix times another
+//   (CKKSMatrix::matmul, one block of n x n), and CKKS_EncVecMatmul/<n>: an
+//   encrypted vector of n times an encrypted n x n matrix; N = 8192, primes
+//   50 / 30 x 3 / 50, scale 2^30, Galois keys for CKKSMatrix::galois_steps.
+//   CKKS_EncMatmulPerElement/<n> is the same product as TenSEAL does it
+//   (CKKSTensor::mm, one ciphertext per element, n^3 products) for scale.
 // Set-up (contexts, encryption of the operands) is not timed.
 #include <benchmark/benchmark.h>
 
@@ -28,6 +34,8 @@
 #include <string>
 #include <vector>
 
+#include "heft/tensor/ckks_matrix.hpp"
+#include "heft/tensor/ckks_tensor.hpp"
 #include "heft/tensor/ckks_vector.hpp"
 #include "heft/tensor/context.hpp"
 #include "heft/tensor/images.hpp"
@@ -199,6 +207,59 @@ void register_mnist_batch(int threads, std::size_t images) {
       });
 }
 
+// Three levels for encrypted matrix products, keys for blocks of 16 and 64.
+const TensorContext::Ptr& matrix_context() {
+  static const TensorContext::Ptr context = [] {
+    heft::tensor::TenSEALArguments arguments;
+    arguments.poly_modulus_degree = 8192;
+    arguments.coeff_mod_bit_sizes = {50, 30, 30, 30, 50};
+    arguments.global_scale = std::ldexp(1.0, 30);
+    auto made = TensorContext::create(arguments);
+    std::vector<int64_t> steps;
+    for (const std::size_t block : {16, 64})
+      for (const int64_t step : heft::tensor::CKKSMatrix::galois_steps(*made, block))
+        steps.push_back(step);
+    made->generate_galois_keys(steps);
+    return made;
+  }();
+  return context;
+}
+
+heft::tensor::CKKSMatrix::Rows random_rows(std::size_t n, uint64_t seed) {
+  heft::tensor::CKKSMatrix::Rows rows;
+  for (std::size_t r = 0; r < n; ++r)
+    rows.push_back(random_values(n, seed * 1000 + r));
+  return rows;
+}
+
+void register_matrix_products(int threads) {
+  using heft::tensor::CKKSMatrix;
+  for (const std::size_t n : {16, 64}) {
+    register_case("CKKS_EncMatmul/" + std::to_string(n), threads, [=](benchmark::State& state) {
+      const auto a = CKKSMatrix::encrypt(matrix_context(), random_rows(n, 1));
+      const auto b = CKKSMatrix::encrypt(matrix_context(), random_rows(n, 2));
+      for (auto _ : state)
+        benchmark::DoNotOptimize(a.matmul(b));
+    });
+    register_case("CKKS_EncVecMatmul/" + std::to_string(n), threads, [=](benchmark::State& state) {
+      const auto v = CKKSVector::encrypt(matrix_context(), random_values(n, 3));
+      const auto m = CKKSMatrix::encrypt(matrix_context(), random_rows(n, 4));
+      for (auto _ : state)
+        benchmark::DoNotOptimize(v.matmul(m));
+    });
+  }
+  register_case("CKKS_EncMatmulPerElement/16", threads, [](benchmark::State& state) {
+    using heft::tensor::CKKSTensor;
+    using heft::tensor::PlainTensor;
+    const auto a =
+        CKKSTensor::encrypt(matrix_context(), PlainTensor(random_values(256, 5), {1, 16, 16}));
+    const auto b =
+        CKKSTensor::encrypt(matrix_context(), PlainTensor(random_values(256, 6), {1, 16, 16}));
+    for (auto _ : state)
+      benchmark::DoNotOptimize(a.mm(b));
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -207,6 +268,7 @@ int main(int argc, char** argv) {
     register_conv(threads);
     register_mnist(threads);
     register_mnist_batch(threads, 4096);
+    register_matrix_products(threads);
   }
   return run_benchmarks(argc, argv);
 }

@@ -39,6 +39,8 @@
 
 namespace heft::tensor {
 
+class CKKSMatrix;
+
 class HEFT_EXPORT CKKSVector {
  public:
   CKKSVector() = default;
@@ -119,6 +121,14 @@ class HEFT_EXPORT CKKSVector {
   [[nodiscard]] CKKSVector mm(const std::vector<std::vector<double>>& matrix) const {
     return matmul(matrix);
   }
+  // Vector (size n) times an encrypted n x m matrix: m values. Two levels
+  // (three when the matrix spans several column blocks, whose results are
+  // masked into place); rotations as CKKSMatrix::galois_steps. With one
+  // column block the result's padding is not zero (see pack_vectors).
+  // MismatchError for sizes or contexts that differ, InvalidArgument for
+  // missing keys or levels (ckks_matrix_products.cpp).
+  [[nodiscard]] CKKSVector matmul(const CKKSMatrix& matrix) const;
+  [[nodiscard]] CKKSVector mm(const CKKSMatrix& matrix) const { return matmul(matrix); }
   // The Galois steps matmul's fastest path uses for an n x m matrix on this
   // vector's context and level (generate_galois_keys(steps) to enable it).
   [[nodiscard]] std::vector<int64_t> matmul_galois_steps(std::size_t rows,
