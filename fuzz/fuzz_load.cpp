@@ -38,6 +38,7 @@
 #include "heft/schemes/bgv/encryptor.hpp"
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/serialization.hpp"
+#include "heft/tensor/ckks_matrix.hpp"
 #include "heft/tensor/ckks_tensor.hpp"
 #include "heft/tensor/ckks_vector.hpp"
 #include "heft/tensor/context.hpp"
@@ -434,6 +435,19 @@ const tensor::TensorContext::Ptr& tensor_context() {
           elements *= d;
         if (t.decrypt().size() != elements) fail("CKKS tensor", "decrypt gave another size");
         (void)t.add(t);
+      });
+}
+
+[[maybe_unused]] void fuzz_load_ckks_matrix(Input input) {
+  check(
+      "CKKS matrix", input,
+      [](Input b) { return tensor::CKKSMatrix::load(tensor_context(), b, kLoad); },
+      [](const tensor::CKKSMatrix& m, const rlwe::SaveOptions& o) { return m.serialize(o); },
+      [](const tensor::CKKSMatrix& m) {
+        const auto rows = m.decrypt();
+        if (rows.size() != m.rows() || rows[0].size() != m.cols())
+          fail("CKKS matrix", "decrypt gave another shape");
+        (void)m.add(m);
       });
 }
 

@@ -33,6 +33,7 @@
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/ckks/evaluator.hpp"
 #include "heft/schemes/serialization.hpp"
+#include "heft/tensor/ckks_matrix.hpp"
 #include "heft/tensor/ckks_tensor.hpp"
 #include "heft/tensor/ckks_vector.hpp"
 #include "heft/tensor/context.hpp"
@@ -290,6 +291,12 @@ void tensor_objects(Corpus& corpus) {
   const auto rank3 = tensor::CKKSTensor::encrypt(context, tensor::PlainTensor(values, {2, 2, 2}));
   corpus.write_variants(t, "rank1", [&](const SaveOptions& o) { return rank1.serialize(o); });
   corpus.write_variants(t, "rank3", [&](const SaveOptions& o) { return rank3.serialize(o); });
+
+  const std::string m = "fuzz_load_ckks_matrix";
+  const auto matrix =
+      tensor::CKKSMatrix::encrypt(context, {{0.5, -1.25, 3.0}, {0.0, 7.5, -2.0}}, 2);
+  corpus.write_variants(m, "two_by_three",
+                        [&](const SaveOptions& o) { return matrix.serialize(o); });
 }
 
 void integer_objects(Corpus& corpus) {

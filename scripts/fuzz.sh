@@ -27,7 +27,7 @@ targets=(${HEFT_FUZZ_TARGETS:-fuzz_load_parameters fuzz_load_secret_key fuzz_loa
   fuzz_load_switch_key fuzz_load_relin_key fuzz_load_galois_keys fuzz_load_plaintext
   fuzz_load_ciphertext fuzz_load_integer_plaintext fuzz_load_bgv_ciphertext fuzz_load_key_set
   fuzz_load_context fuzz_read_object fuzz_load_tensor_context fuzz_load_ckks_vector
-  fuzz_load_ckks_tensor})
+  fuzz_load_ckks_tensor fuzz_load_ckks_matrix})
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DHEFT_SANITIZE=ON -DHEFT_BUILD_FUZZERS=ON \

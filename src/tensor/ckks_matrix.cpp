@@ -61,7 +61,9 @@ CKKSMatrix CKKSMatrix::encrypt(TensorContext::Ptr context, const Rows& matrix, s
   if (!context) throw InvalidArgument(std::string(op) + ": no context");
   if (context->scheme() != Scheme::ckks)
     throw InvalidArgument(std::string(op) + ": needs a CKKS context");
-  const auto [rows, cols] = require_matrix(matrix, op);
+  // Named copies: lambdas cannot capture a structured binding under clang 14.
+  const auto shape = require_matrix(matrix, op);
+  const std::size_t rows = shape.first, cols = shape.second;
   const std::size_t slots = context->slot_count();
   if (block == 0) block = default_block_size(*context, rows, cols);
   if (!std::has_single_bit(block) || block > largest_block(slots))

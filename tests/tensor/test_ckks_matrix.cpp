@@ -162,6 +162,29 @@ TEST(CKKSMatrix, VectorOfTwoCiphertextsTimesMatrix) {
   expect_values_near(z.decrypt(), product(v, m), 1e-3);
 }
 
+TEST(CKKSMatrix, SerializesAndRefusesMalformedBytes) {
+  const auto& context = testing::shared_ckks_context();
+  const Rows m = random_matrix(10, 20, 91);
+  const auto x = CKKSMatrix::encrypt(context, m, 8);
+  const auto bytes = x.serialize();
+  const auto loaded = CKKSMatrix::load(context, bytes);
+  EXPECT_EQ(loaded.block_size(), 8u);
+  expect_rows_near(loaded.decrypt(), m, 1e-6);
+  // A product still works on what was loaded.
+  expect_rows_near(
+      loaded.matmul(CKKSMatrix::encrypt(context, random_matrix(20, 4, 92), 8)).decrypt(),
+      product(m, random_matrix(20, 4, 92)), 1e-4);
+  auto truncated = bytes;
+  truncated.resize(bytes.size() / 2);
+  EXPECT_THROW((void)CKKSMatrix::load(context, truncated), FormatError);
+  auto bad_block = bytes;
+  bad_block[10 + 16] = 3;  // the block size field's low byte
+  EXPECT_THROW((void)CKKSMatrix::load(context, bad_block), FormatError);
+  auto bad_rows = bytes;
+  bad_rows[10] = 50;  // 50 rows do not fit the 2 x 3 blocks that follow
+  EXPECT_THROW((void)CKKSMatrix::load(context, bad_rows), FormatError);
+}
+
 TEST(CKKSMatrix, ErrorsLeaveOperandsUnchanged) {
   const auto& context = testing::shared_ckks_context();
   const Rows a = random_matrix(4, 5, 81), b = random_matrix(4, 5, 82);

@@ -31,10 +31,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "heft/export.hpp"
 #include "heft/rlwe/ciphertext.hpp"
+#include "heft/rlwe/serialization.hpp"
 #include "heft/tensor/context.hpp"
 
 namespace heft::tensor {
@@ -84,6 +86,14 @@ class HEFT_EXPORT CKKSMatrix {
   [[nodiscard]] CKKSMatrix matmul(const CKKSMatrix& other) const;
   [[nodiscard]] CKKSMatrix add(const CKKSMatrix& other) const;
   [[nodiscard]] CKKSMatrix sub(const CKKSMatrix& other) const;
+
+  // ---- serialization (docs/format.md, "Tensor objects") ----
+  [[nodiscard]] rlwe::Bytes serialize(const rlwe::SaveOptions& options = {}) const;
+  // FormatError for malformed bytes (a block size or shape that does not fit
+  // the context or the bytes, ciphertexts at different levels or not of 2
+  // parts), and what rlwe's loaders throw.
+  [[nodiscard]] static CKKSMatrix load(TensorContext::Ptr context, std::span<const uint8_t> bytes,
+                                       const rlwe::LoadOptions& options = {});
 
  private:
   friend class CKKSMatrixOps;
