@@ -133,8 +133,10 @@ class _Vector(Encrypted):
         return self
 
     def matmul(self, matrix):
-        """This vector times a plain matrix (vector @ matrix, rows = len(self)): hoisted diagonals.
-        """
+        """This vector times a plain matrix (vector @ matrix, rows = len(self)): hoisted diagonals,
+        one level; or times an encrypted CKKSMatrix (ckks_matrix): two levels."""
+        if getattr(matrix, "_encrypted_matrix", False):
+            return self._wrap(self._native().matmul_encrypted(matrix._native()))
         return self._wrap(self._native().matmul(_matrix(matrix, self._kind)))
 
     def matmul_(self, matrix):

@@ -22,6 +22,7 @@ void bind_errors(py::module_& m);
 void bind_context(py::module_& m);
 void bind_vectors(py::module_& m);
 void bind_tensors(py::module_& m);
+void bind_matrices(py::module_& m);  // after bind_vectors: it adds to CKKSVector
 
 // f() with the GIL released: heft's work runs while other Python threads
 // go on (the arguments are C++ values by then).

@@ -8,4 +8,5 @@ PYBIND11_MODULE(_heft, m) {
   heft::python::bind_context(m);
   heft::python::bind_vectors(m);
   heft::python::bind_tensors(m);
+  heft::python::bind_matrices(m);
 }

@@ -28,6 +28,7 @@
 #include "heft/schemes/ckks/evaluator.hpp"
 #include "heft/schemes/ckks/parameter_helper.hpp"
 #include "heft/schemes/integer_parameters.hpp"
+#include "heft/tensor/ckks_matrix.hpp"
 #include "heft/tensor/ckks_vector.hpp"
 #include "heft/tensor/context.hpp"
 #include "heft/tensor/images.hpp"
@@ -416,7 +417,22 @@ TEST(Guide, TensorsWalkthrough) {
   channels.push_back(encoded.vector.conv2d_im2col(heft::tensor::Matrix(3, {1, 1, 1}), 4));
   channels.push_back(encoded.vector.conv2d_im2col(heft::tensor::Matrix(3, {0, 0, 1}), 4));
   auto features = heft::tensor::pack_vectors(channels);  // 9, 9, 9, 9, 3, 3, 3, 3
+
+  // Both operands encrypted (three levels: a context with primes 60 / 40 x 3 / 60 has them).
+  heft::tensor::TenSEALArguments deep = arguments;
+  deep.coeff_mod_bit_sizes = {60, 40, 40, 40, 60};
+  deep.security = heft::rlwe::SecurityLevel::none;  // 260 bits: above 128-bit security at 8192
+  auto deep_ctx = heft::tensor::TensorContext::create(deep);
+  deep_ctx->generate_galois_keys(heft::tensor::CKKSMatrix::galois_steps(*deep_ctx, 4));
+  auto a = heft::tensor::CKKSMatrix::encrypt(deep_ctx, {{1, 2}, {3, 4}}, 4);
+  auto b = heft::tensor::CKKSMatrix::encrypt(deep_ctx, {{0, 1, 0}, {1, 0, 1}}, 4);
+  auto ab = a.matmul(b).decrypt();  // {{2, 1, 2}, {4, 3, 4}}
+  auto row = heft::tensor::CKKSVector::encrypt(deep_ctx, std::vector<double>{1, -1});
+  auto vb = row.matmul(b).decrypt();  // {-1, 1, -1}
   // ---- end guide
+  EXPECT_LT(max_error(ab[0], {2, 1, 2}), 1e-4);
+  EXPECT_LT(max_error(ab[1], {4, 3, 4}), 1e-4);
+  EXPECT_LT(max_error(vb, {-1, 1, -1}), 1e-4);
   EXPECT_EQ(encoded.windows, 4u);
   EXPECT_LT(max_error(features.decrypt(), {9, 9, 9, 9, 3, 3, 3, 3}), 1e-4);
   EXPECT_FALSE(server->is_private());
