@@ -9,6 +9,7 @@
 #include <limits>
 #include <utility>
 
+#include "heft/circuits/functional_bootstrapper.hpp"
 #include "heft/util/error.hpp"
 
 namespace heft::circuits {
@@ -133,28 +134,29 @@ BootstrapParameters bootstrap_parameters(std::size_t levels, std::size_t mod_ran
   return p;
 }
 
-BootstrapPreset coeffs_to_slots_first_preset(std::string_view name) {
+// The layout of the preset named `name` (CoeffsToSlots first).
+Layout named_layout(std::string_view name) {
   const uint64_t n16 = uint64_t{1} << 16;
   const uint64_t n12 = uint64_t{1} << 12;
   if (name == "n16") {
     // The HE Standard's 1747 bits are all used: no room for wider primes.
-    return make_preset({"n16", n16, rlwe::SecurityLevel::classic128, 8,
-                        bootstrap_parameters(3, 512, 4095, 0, kMessageRatioBits),
-                        std::vector<int>(5, 61), 6, kSlotsToCoeffsBits, kCoeffsToSlotsBits,
-                        7});  // 7.6 measured (keys at their levels: 11.5 GiB, peak 20.7 GiB)
+    return Layout({"n16", n16, rlwe::SecurityLevel::classic128, 8,
+                   bootstrap_parameters(3, 512, 4095, 0, kMessageRatioBits),
+                   std::vector<int>(5, 61), 6, kSlotsToCoeffsBits, kCoeffsToSlotsBits,
+                   7});  // 7.6 measured (keys at their levels: 11.5 GiB, peak 20.7 GiB)
   }
   if (name == "n16-encaps") {
     // 23 ciphertext primes; dnum 3 with 8 special primes (each digit's
     // modulus, at most 480 bits, below P's 488) keeps the keys small:
     // 3 x 2 x 31 towers per key.
-    return make_preset(
+    return Layout(
         {"n16-encaps", n16, rlwe::SecurityLevel::classic128, 8,
          bootstrap_parameters(3, kEncapsulatedModRange, 0, kEncapsulatedWeight, kMessageRatioBits),
          std::vector<int>(8, 61), 3, kWideSlotsToCoeffsBits, kWideCoeffsToSlotsBits,
          17});  // 18.0 measured
   }
   if (name == "small-encaps") {
-    return make_preset(
+    return Layout(
         {"small-encaps",
          n12,
          rlwe::SecurityLevel::none,
@@ -167,19 +169,23 @@ BootstrapPreset coeffs_to_slots_first_preset(std::string_view name) {
          21});  // 22.5 .. 24.2 measured (64 complex slots the lowest)
   }
   if (name == "small") {
-    return make_preset({"small",
-                        n12,
-                        rlwe::SecurityLevel::none,
-                        3,
-                        bootstrap_parameters(2, 128, 1023, 0, kMessageRatioBits),
-                        {60, 60, 60},
-                        0,
-                        kWideSlotsToCoeffsBits,
-                        kWideCoeffsToSlotsBits,
-                        20});  // 22.3 measured
+    return Layout({"small",
+                   n12,
+                   rlwe::SecurityLevel::none,
+                   3,
+                   bootstrap_parameters(2, 128, 1023, 0, kMessageRatioBits),
+                   {60, 60, 60},
+                   0,
+                   kWideSlotsToCoeffsBits,
+                   kWideCoeffsToSlotsBits,
+                   20});  // 22.3 measured
   }
   throw InvalidArgument("bootstrap_preset: no preset named '" + std::string(name) +
                         "' (the presets: small, small-encaps, n16, n16-encaps)");
+}
+
+BootstrapPreset coeffs_to_slots_first_preset(std::string_view name) {
+  return make_preset(named_layout(name));
 }
 
 }  // namespace
@@ -200,6 +206,33 @@ double key_switch_key_bytes(const rlwe::KeySwitchKey& key) {
       words +=
           static_cast<double>((digit.q.tower_count() + digit.p.tower_count()) * digit.q.degree());
   return 8 * words;
+}
+
+BootstrapPreset functional_bootstrap_preset(std::string_view name, std::size_t modulus) {
+  if (name != "small-encaps" && name != "n16-encaps")
+    throw InvalidArgument("functional_bootstrap_preset: no preset named '" + std::string(name) +
+                          "' (the presets: small-encaps, n16-encaps)");
+  Layout layout = named_layout(name);
+  layout.bootstrap.sine_degree =
+      FunctionalBootstrapper::table_degree(modulus, layout.bootstrap.mod_range);
+  layout.bootstrap.order = BootstrapOrder::slots_to_coeffs_first;
+  layout.bootstrap.real_slots = true;
+  layout.bootstrap.message_ratio_bits = 0;
+  layout.precision_bits = 0;
+  // The table's levels are EvalMod's (60-bit primes); under a security
+  // level the computation levels make room for them.
+  for (;;) {
+    try {
+      BootstrapPreset preset = make_preset(layout);
+      // SlotsToCoeffs runs on the input's lowest levels: the output is
+      // above them (FunctionalBootstrapper::output_level).
+      preset.output_level += layout.bootstrap.slots_to_coeffs_levels;
+      return preset;
+    } catch (const InvalidArgument&) {
+      if (layout.compute_levels <= 1) throw;
+      --layout.compute_levels;
+    }
+  }
 }
 
 std::vector<std::string> bootstrap_preset_names() {

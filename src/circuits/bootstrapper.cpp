@@ -272,6 +272,13 @@ rlwe::Ciphertext Bootstrapper::mod_raise(const rlwe::Ciphertext& x,
   return raise(scaled_up(x, 0, keys.galois), keys.galois, sparse);
 }
 
+rlwe::Ciphertext Bootstrapper::raise_coefficients(const rlwe::Ciphertext& level0,
+                                                  const BootstrapKeys& keys) const {
+  const SparseSecretKeys* sparse = keys.sparse ? &*keys.sparse : nullptr;
+  require_sparse_keys(sparse, "Bootstrapper::raise_coefficients");
+  return raise(at_level_zero(level0), keys.galois, sparse);
+}
+
 rlwe::Ciphertext Bootstrapper::apply_in_turn(const rlwe::Ciphertext& x,
                                              const std::vector<LinearTransform>& transforms,
                                              const rlwe::GaloisKeys& keys) const {

@@ -90,6 +90,14 @@ struct HEFT_EXPORT BootstrapPreset {
 [[nodiscard]] HEFT_EXPORT BootstrapPreset bootstrap_preset(std::string_view name,
                                                            BootstrapOrder order);
 [[nodiscard]] HEFT_EXPORT std::vector<std::string> bootstrap_preset_names();
+// A preset for functional bootstrapping of integers mod `modulus`
+// (FunctionalBootstrapper): the chain of "small-encaps" or "n16-encaps" with
+// as many EvalMod levels as a table's polynomial takes, SlotsToCoeffs first,
+// real slots; at a security level the computation levels give way to them
+// (n16-encaps: 5 left at p = 16, 2 at p = 64; InvalidArgument when none
+// would be left, as for p = 256). output_level is the tables' output level.
+[[nodiscard]] HEFT_EXPORT BootstrapPreset functional_bootstrap_preset(std::string_view name,
+                                                                      std::size_t modulus);
 
 // log2 of N * P(|Z| > K / sigma), sigma = sqrt((h + 1) / 12) the standard
 // deviation of I's coefficients for a secret of Hamming weight h (see

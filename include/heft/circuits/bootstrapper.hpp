@@ -204,6 +204,12 @@ class HEFT_EXPORT Bootstrapper {
                                            const rlwe::GaloisKeys& keys) const;
   [[nodiscard]] rlwe::Ciphertext mod_raise(const rlwe::Ciphertext& x,
                                            const BootstrapKeys& keys) const;
+  // ModRaise of a level-0 ciphertext whose coefficients already hold the
+  // message (SlotsToCoeffs' output), under the sparse secret when this
+  // bootstrapper encapsulates, then SubSum: what coeffs_to_slots takes. Its
+  // scale label becomes q_0 (its values t / q_0). No scale-up, no real part.
+  [[nodiscard]] rlwe::Ciphertext raise_coefficients(const rlwe::Ciphertext& level0,
+                                                    const BootstrapKeys& keys) const;
   [[nodiscard]] rlwe::Ciphertext coeffs_to_slots(const rlwe::Ciphertext& x,
                                                  const rlwe::GaloisKeys& keys) const;
   // target_scale: the output's scale (0: the default scale of its level).
