@@ -47,8 +47,18 @@ double lap(std::chrono::steady_clock::time_point& start) {
 }  // namespace
 
 std::size_t Bootstrapper::depth_for(const BootstrapParameters& parameters) {
-  return parameters.coeffs_to_slots_levels + sine_for(parameters).depth() +
-         parameters.slots_to_coeffs_levels;
+  std::size_t eval_mod_levels = 0;
+  if (parameters.sine_degree != 0) {
+    // The depth of a degree-d Chebyshev polynomial on the sine's interval,
+    // without interpolating one (functional bootstrapping's tables reach
+    // degrees interpolation does not).
+    const double r = 2.0 * static_cast<double>(parameters.mod_range) + 1.0;
+    const std::vector<double> ones(parameters.sine_degree + 1, 1.0);
+    eval_mod_levels = Polynomial::chebyshev(ones, -r, r).depth();
+  } else {
+    eval_mod_levels = sine_for(parameters).depth();
+  }
+  return parameters.coeffs_to_slots_levels + eval_mod_levels + parameters.slots_to_coeffs_levels;
 }
 
 Bootstrapper::Bootstrapper(std::shared_ptr<const rlwe::Context> context,

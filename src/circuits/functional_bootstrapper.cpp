@@ -7,7 +7,7 @@
 #include <numbers>
 #include <string>
 
-#include "heft/circuits/approximation.hpp"
+#include "circuits/trigonometric_chebyshev.hpp"
 #include "heft/circuits/polynomial_evaluator.hpp"
 #include "heft/util/error.hpp"
 
@@ -18,10 +18,13 @@ namespace {
 constexpr std::size_t kLargestModulus = 4096;
 constexpr double kInterpolationBits = 32;  // the interpolant's error, relative to the table
 
-BootstrapParameters slots_to_coeffs_first(BootstrapParameters parameters) {
+// The settings of the bootstrapper whose phases the tables use: its own
+// sine is never evaluated, so it gets the smallest.
+BootstrapParameters phases_only(BootstrapParameters parameters) {
   parameters.order = BootstrapOrder::slots_to_coeffs_first;
   parameters.real_slots = true;
   parameters.message_ratio_bits = 0;
+  parameters.sine_degree = 15;
   return parameters;
 }
 
@@ -43,32 +46,18 @@ std::vector<std::complex<double>> table_coefficients(std::span<const double> tab
   return c;
 }
 
-// G(u) = Re sum_k c_k exp(i pi k u).
-double trigonometric_value(const std::vector<std::complex<double>>& c, std::size_t p, double u) {
-  const auto half = static_cast<int64_t>(p / 2);
-  double sum = 0;
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    const double k = static_cast<double>(static_cast<int64_t>(i) - half + 1);
-    sum += (c[i] * std::polar(1.0, std::numbers::pi * k * u)).real();
-  }
-  return sum;
-}
-
 }  // namespace
 
 std::size_t FunctionalBootstrapper::table_degree(std::size_t modulus, std::size_t mod_range) {
-  // Every table's G is a sum of waves of frequency at most pi p / 2; the
-  // highest, with unit amplitude, is the hardest to interpolate.
+  // Every table's G is a sum of waves of frequency at most pi p / 2 (in u);
+  // the highest, with unit amplitude, needs the most terms.
   const double r = 2.0 * static_cast<double>(mod_range) + 1.0;
-  const double frequency = std::numbers::pi * static_cast<double>(modulus) / 2;
-  const auto wave = [frequency](double u) { return std::cos(frequency * u); };
-  for (std::size_t d = 15; d <= 65535; d = 2 * d + 1) {
-    const Polynomial poly = chebyshev_interpolate(wave, -r, r, d);
-    if (max_error(poly, wave, -r, r, 8 * (d + 1) + 1) < std::exp2(-kInterpolationBits)) return d;
-  }
+  const double z = std::numbers::pi * static_cast<double>(modulus) / 2 * r;
+  for (std::size_t d = 15; d <= 65535; d = 2 * d + 1)
+    if (detail::bessel_tail(z, d) < std::exp2(-kInterpolationBits)) return d;
   throw InvalidArgument(
-      "FunctionalBootstrapper: no table polynomial of degree below 2^16 for p = " +
-      std::to_string(modulus));
+      "FunctionalBootstrapper: a table of p = " + std::to_string(modulus) +
+      " needs a polynomial of degree above 65535 at K = " + std::to_string(mod_range));
 }
 
 FunctionalBootstrapper::FunctionalBootstrapper(std::shared_ptr<const rlwe::Context> context,
@@ -76,7 +65,7 @@ FunctionalBootstrapper::FunctionalBootstrapper(std::shared_ptr<const rlwe::Conte
                                                std::size_t modulus)
     : context_(std::move(context)),
       modulus_(modulus),
-      bootstrapper_(context_, slots_to_coeffs_first(bootstrap)),
+      bootstrapper_(context_, phases_only(bootstrap)),
       evaluator_(context_) {
   if (modulus < 2 || modulus > kLargestModulus || modulus % 2 != 0)
     throw InvalidArgument("FunctionalBootstrapper: the modulus p = " + std::to_string(modulus) +
@@ -86,7 +75,9 @@ FunctionalBootstrapper::FunctionalBootstrapper(std::shared_ptr<const rlwe::Conte
   const std::vector<double> ones(table_degree_ + 1, 1.0);
   table_depth_ = Polynomial::chebyshev(ones, -range_, range_).depth();
   coeffs_to_slots_levels_ = bootstrap.coeffs_to_slots_levels;
-  const std::size_t eval_mod_levels = bootstrapper_.sine().depth();
+  const std::size_t eval_mod_levels = Bootstrapper::depth_for(bootstrap) -
+                                      bootstrap.coeffs_to_slots_levels -
+                                      bootstrap.slots_to_coeffs_levels;
   if (table_depth_ > eval_mod_levels) {
     throw InvalidArgument(
         "FunctionalBootstrapper: a table of p = " + std::to_string(modulus) + " takes " +
@@ -116,9 +107,12 @@ Polynomial FunctionalBootstrapper::table_polynomial(std::span<const double> tabl
     if (!std::isfinite(value))
       throw InvalidArgument("FunctionalBootstrapper: a table entry is not finite");
   const auto c = table_coefficients(table);
-  const std::size_t p = modulus_;
-  const auto g = [&c, p](double u) { return trigonometric_value(c, p, u); };
-  return chebyshev_interpolate(g, -range_, range_, table_degree_);
+  const auto half = static_cast<int64_t>(modulus_ / 2);
+  std::vector<double> frequencies;  // pi k r for k = -p/2 + 1 .. p/2 (u = r x)
+  for (int64_t k = -half + 1; k <= half; ++k)
+    frequencies.push_back(std::numbers::pi * static_cast<double>(k) * range_);
+  return Polynomial::chebyshev(detail::chebyshev_of_waves(c, frequencies, table_degree_), -range_,
+                               range_);
 }
 
 rlwe::Ciphertext FunctionalBootstrapper::phase(const rlwe::Ciphertext& x,

@@ -59,7 +59,7 @@ double table_error(const Fixture& f, const rlwe::Ciphertext& ct, const std::vect
 }
 
 TEST(CircuitsFunctionalBootstrapper, RandomTablesAreExact) {
-  for (const std::size_t p : {4u, 16u}) {
+  for (const std::size_t p : {4u, 16u, 64u, 256u}) {
     SCOPED_TRACE(p);
     const Fixture f(p);
     const auto m = all_residues(f.fbt.bootstrapper().slots(), p, p);
