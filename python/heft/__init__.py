@@ -3,7 +3,9 @@
 `import heft as ts` runs programs written for TenSEAL 0.3: contexts, CKKS and
 BFV vectors, CKKS tensors, plain tensors, im2col encoding, serialization.
 Beyond TenSEAL: bootstrapping (bootstrappable_context, CKKSVector.bootstrap /
-refresh_for), linear transforms by diagonals, BFV tensors, rotations.
+refresh_for), linear transforms by diagonals, BFV tensors, rotations, and
+heft.native: the scheme layer below (parameters, keys, encoders, encryptors,
+evaluators of CKKS, BFV and BGV).
 Where TenSEAL has a known bug heft does the right thing instead (see
 docs/tenseal-compatibility.md); what heft does not have yet raises
 NotImplementedError naming it.
@@ -19,6 +21,7 @@ from ._vectors import (BFVVector, CKKSVector, LinearTransform, bfv_vector, bfv_v
 from ._tensors import (BFVTensor, CKKSTensor, PlainTensor, SignApproximation, bfv_tensor,
                        bfv_tensor_from, ckks_tensor, ckks_tensor_from, lazy_bfv_tensor_from,
                        lazy_ckks_tensor_from, plain_tensor, plain_tensor_from)
+from . import native
 
 __all__ = [
     "BFVTensor", "BFVVector", "CKKSTensor", "CKKSVector", "Context", "ENCRYPTION_TYPE",
@@ -29,5 +32,5 @@ __all__ = [
     "ckks_tensor", "ckks_tensor_from", "ckks_vector", "ckks_vector_from", "context",
     "context_from", "enc_matmul_encoding", "im2col_encoding", "lazy_bfv_tensor_from",
     "lazy_bfv_vector_from", "lazy_ckks_tensor_from", "lazy_ckks_vector_from", "plain_tensor",
-    "plain_tensor_from", "release_idle_memory",
+    "native", "plain_tensor_from", "release_idle_memory",
 ]
