@@ -388,17 +388,36 @@ rlwe::Parameters seal_style(uint64_t degree, const std::vector<int>& coeff_mod_b
   return make(degree, ciphertext, special, plain_modulus, scale, 0, security, 0);
 }
 
-rlwe::Parameters suggest_integer(schemes::IntegerScheme scheme, std::size_t depth, int plain_bits,
-                                 uint64_t plain_modulus, bool batching,
-                                 rlwe::SecurityLevel security) {
-  schemes::IntegerParameterRequest request;
-  request.scheme = scheme;
-  request.depth = depth;
-  request.plain_bits = plain_bits;
-  request.plain_modulus = plain_modulus;
-  request.batching = batching;
-  request.security = security;
-  return schemes::suggest_integer_parameters(request);
+// Parameters.<name>: BFV or BGV parameters as SEAL takes them (the same set
+// for both: heft's parameters do not name a scheme).
+void def_integer_parameters(py::class_<rlwe::Parameters>& c, const char* name, const char* doc) {
+  c.def_static(
+      name,
+      [](uint64_t degree, const std::vector<int>& bits, uint64_t t, rlwe::SecurityLevel security) {
+        return seal_style(degree, bits, t, 0.0, security);
+      },
+      py::arg("poly_modulus_degree"), py::arg("coeff_mod_bit_sizes"), py::arg("plain_modulus"),
+      py::arg("security") = rlwe::SecurityLevel::classic128, doc);
+}
+
+// Parameters.<name>: heft's BFV/BGV parameter helper for `scheme`.
+void def_suggest_integer(py::class_<rlwe::Parameters>& c, const char* name,
+                         schemes::IntegerScheme scheme, const char* doc) {
+  c.def_static(
+      name,
+      [scheme](std::size_t depth, int plain_bits, uint64_t plain_modulus, bool batching,
+               rlwe::SecurityLevel security) {
+        schemes::IntegerParameterRequest request;
+        request.scheme = scheme;
+        request.depth = depth;
+        request.plain_bits = plain_bits;
+        request.plain_modulus = plain_modulus;
+        request.batching = batching;
+        request.security = security;
+        return schemes::suggest_integer_parameters(request);
+      },
+      py::arg("depth") = 1, py::arg("plain_bits") = 17, py::arg("plain_modulus") = 0,
+      py::arg("batching") = true, py::arg("security") = rlwe::SecurityLevel::classic128, doc);
 }
 
 void bind_parameters(py::module_& m) {
@@ -444,22 +463,6 @@ void bind_parameters(py::module_& m) {
           "prime. scale: the nominal scale of fresh ciphertexts (default 2^bits of the last "
           "ciphertext prime, the rescaling primes' size).")
       .def_static(
-          "bfv",
-          [](uint64_t degree, const std::vector<int>& bits, uint64_t t,
-             rlwe::SecurityLevel security) { return seal_style(degree, bits, t, 0.0, security); },
-          py::arg("poly_modulus_degree"), py::arg("coeff_mod_bit_sizes"), py::arg("plain_modulus"),
-          py::arg("security") = rlwe::SecurityLevel::classic128,
-          "BFV parameters as SEAL takes them (the last of coeff_mod_bit_sizes is the special "
-          "prime) with plaintext modulus t (a prime = 1 mod 2N for batching).")
-      .def_static(
-          "bgv",
-          [](uint64_t degree, const std::vector<int>& bits, uint64_t t,
-             rlwe::SecurityLevel security) { return seal_style(degree, bits, t, 0.0, security); },
-          py::arg("poly_modulus_degree"), py::arg("coeff_mod_bit_sizes"), py::arg("plain_modulus"),
-          py::arg("security") = rlwe::SecurityLevel::classic128,
-          "BGV parameters as SEAL takes them; the same set as bfv() (heft's parameters do not "
-          "name a scheme: the encryptor and evaluator do).")
-      .def_static(
           "suggest_ckks",
           [](std::size_t depth, int scale_bits, int first_prime_bits, rlwe::SecurityLevel security,
              std::size_t slots) {
@@ -475,28 +478,6 @@ void bind_parameters(py::module_& m) {
           py::arg("security") = rlwe::SecurityLevel::classic128, py::arg("slots") = 0,
           "heft's CKKS helper: the smallest secure N and the primes for `depth` "
           "multiplications in sequence at scale 2^scale_bits, with at least `slots` slots.")
-      .def_static(
-          "suggest_bfv",
-          [](std::size_t depth, int plain_bits, uint64_t t, bool batching,
-             rlwe::SecurityLevel security) {
-            return suggest_integer(schemes::IntegerScheme::bfv, depth, plain_bits, t, batching,
-                                   security);
-          },
-          py::arg("depth") = 1, py::arg("plain_bits") = 17, py::arg("plain_modulus") = 0,
-          py::arg("batching") = true, py::arg("security") = rlwe::SecurityLevel::classic128,
-          "heft's BFV helper: N and primes for `depth` multiplications, with a batching t of "
-          "plain_bits bits (or plain_modulus itself when given).")
-      .def_static(
-          "suggest_bgv",
-          [](std::size_t depth, int plain_bits, uint64_t t, bool batching,
-             rlwe::SecurityLevel security) {
-            return suggest_integer(schemes::IntegerScheme::bgv, depth, plain_bits, t, batching,
-                                   security);
-          },
-          py::arg("depth") = 1, py::arg("plain_bits") = 17, py::arg("plain_modulus") = 0,
-          py::arg("batching") = true, py::arg("security") = rlwe::SecurityLevel::classic128,
-          "heft's BGV helper: N and a modulus chain of one level per multiplication (modulus "
-          "switching), with a batching t as suggest_bfv.")
       .def_property_readonly(
           "poly_modulus_degree", [](const Parameters& p) { return p.degree; }, "N.")
       .def_property_readonly(
@@ -564,6 +545,19 @@ void bind_parameters(py::module_& m) {
             return rlwe::load_parameters(from_bytes(state[0].cast<py::bytes>()),
                                          load_options(state[1].cast<bool>()));
           }));
+  def_integer_parameters(c, "bfv",
+                         "BFV parameters as SEAL takes them (the last of coeff_mod_bit_sizes is "
+                         "the special prime) with plaintext modulus t (a prime = 1 mod 2N for "
+                         "batching).");
+  def_integer_parameters(c, "bgv",
+                         "BGV parameters as SEAL takes them; the same set as bfv() (heft's "
+                         "parameters do not name a scheme: the encryptor and evaluator do).");
+  def_suggest_integer(c, "suggest_bfv", schemes::IntegerScheme::bfv,
+                      "heft's BFV helper: N and primes for `depth` multiplications, with a "
+                      "batching t of plain_bits bits (or plain_modulus itself when given).");
+  def_suggest_integer(c, "suggest_bgv", schemes::IntegerScheme::bgv,
+                      "heft's BGV helper: N and a modulus chain of one level per multiplication "
+                      "(modulus switching), with a batching t as suggest_bfv.");
 }
 
 // ---- the context ----
@@ -1203,25 +1197,36 @@ void bind_integer_operations(py::class_<E>& c) {
           "The two rows swapped (keys made with include_conjugation=True).");
 }
 
-void bind_ckks_evaluator(py::module_& m) {
-  py::enum_<ckks::ScaleMode>(m, "ScaleMode",
-                             "automatic: operands aligned and products rescaled for you "
-                             "(OpenFHE's FLEXIBLEAUTO); manual: nothing behind your back.")
-      .value("automatic", ckks::ScaleMode::automatic)
-      .value("manual", ckks::ScaleMode::manual);
-  using E = ckks::Evaluator;
-  py::class_<E> c(m, "CKKSEvaluator",
-                  "CKKS arithmetic with exact scale bookkeeping; every operation checks its "
-                  "operands before it writes anything and leaves them unchanged on error.");
-  c.def(py::init([](const NativeContext& context, ckks::ScaleMode mode) {
+// An evaluator whose constructor takes a context and a mode: the mode's enum
+// (values automatic and manual), the class, its constructor and `mode`.
+template <class E, class Mode>
+py::class_<E> bind_evaluator_with_mode(py::module_& m, const char* mode_name, const char* mode_doc,
+                                       const char* name, const char* doc, const char* init_doc) {
+  py::enum_<Mode>(m, mode_name, mode_doc)
+      .value("automatic", Mode::automatic)
+      .value("manual", Mode::manual);
+  py::class_<E> c(m, name, doc);
+  c.def(py::init([](const NativeContext& context, Mode mode) {
           return std::make_unique<E>(context.ptr, mode);
         }),
-        py::arg("context"), py::arg("mode") = ckks::ScaleMode::automatic,
-        "An evaluator under `context` (InvalidArgument without a nominal scale).");
+        py::arg("context"), py::arg("mode") = Mode::automatic, init_doc)
+      .def_property_readonly("mode", &E::mode, "The evaluator's mode.");
+  return c;
+}
+
+void bind_ckks_evaluator(py::module_& m) {
+  using E = ckks::Evaluator;
+  auto c = bind_evaluator_with_mode<E, ckks::ScaleMode>(
+      m, "ScaleMode",
+      "automatic: operands aligned and products rescaled for you (OpenFHE's FLEXIBLEAUTO); "
+      "manual: nothing behind your back.",
+      "CKKSEvaluator",
+      "CKKS arithmetic with exact scale bookkeeping; every operation checks its operands "
+      "before it writes anything and leaves them unchanged on error.",
+      "An evaluator under `context` (InvalidArgument without a nominal scale).");
   bind_shared_operations<E, Plaintext>(c);
-  c.def_property_readonly("mode", &E::mode, "The ScaleMode.")
-      .def("scale_at", &E::scale_at, py::arg("level"),
-           "The default scale of a fresh or rescaled ciphertext at `level`.")
+  c.def("scale_at", &E::scale_at, py::arg("level"),
+        "The default scale of a fresh or rescaled ciphertext at `level`.")
       .def(
           "add_scalar",
           [](const E& e, const Ciphertext& a, std::complex<double> v) {
@@ -1339,30 +1344,23 @@ void bind_bfv_evaluator(py::module_& m) {
 }
 
 void bind_bgv_evaluator(py::module_& m) {
-  py::enum_<bgv::ModSwitchMode>(m, "ModSwitchMode",
-                                "automatic: every product is switched down a level; manual: "
-                                "you call mod_switch.")
-      .value("automatic", bgv::ModSwitchMode::automatic)
-      .value("manual", bgv::ModSwitchMode::manual);
   using E = bgv::Evaluator;
-  py::class_<E> c(m, "BGVEvaluator",
-                  "BGV arithmetic mod t with a noise estimate on every ciphertext: an operation "
-                  "whose result would not decrypt raises NoiseBudgetError; operands are left "
-                  "unchanged on error.");
-  c.def(py::init([](const NativeContext& context, bgv::ModSwitchMode mode) {
-          return std::make_unique<E>(context.ptr, mode);
-        }),
-        py::arg("context"), py::arg("mode") = bgv::ModSwitchMode::automatic,
-        "An evaluator under `context` (InvalidArgument without t).");
+  auto c = bind_evaluator_with_mode<E, bgv::ModSwitchMode>(
+      m, "ModSwitchMode",
+      "automatic: every product is switched down a level; manual: you call mod_switch.",
+      "BGVEvaluator",
+      "BGV arithmetic mod t with a noise estimate on every ciphertext: an operation whose "
+      "result would not decrypt raises NoiseBudgetError; operands are left unchanged on "
+      "error.",
+      "An evaluator under `context` (InvalidArgument without t).");
   bind_shared_operations<E, IntegerPlaintext>(c);
   bind_integer_operations(c);
-  c.def_property_readonly("mode", &E::mode, "The ModSwitchMode.")
-      .def(
-          "estimated_noise_budget",
-          [](const E& e, const Ciphertext& a) { return e.estimated_noise_budget(a.value); },
-          py::arg("a"),
-          "log2(Q_level / 2) - a.noise_log2: the budget the estimate leaves (no secret key "
-          "needed; at most the measured one in practice).")
+  c.def(
+       "estimated_noise_budget",
+       [](const E& e, const Ciphertext& a) { return e.estimated_noise_budget(a.value); },
+       py::arg("a"),
+       "log2(Q_level / 2) - a.noise_log2: the budget the estimate leaves (no secret key "
+       "needed; at most the measured one in practice).")
       .def(
           "mod_switch",
           [](const E& e, const Ciphertext& a) { return result(e, e.mod_switch(a.value)); },

@@ -45,32 +45,30 @@ def ckks():
         rng=np.random.default_rng(39))
 
 
-@pytest.fixture(scope="module")
-def bfv():
-    context = native.Context(native.Parameters.bfv(8192, [50, 50, 50, 60], 1032193))
-    keygen = native.KeyGenerator(context)
+def integer_scheme(parameters, scheme, seed):
+    """Keys, encoder, encryptor, decryptor and evaluator of "bfv" or "bgv" on `parameters`."""
+    context = native.Context(parameters)
+    keygen = native.KeyGenerator(context, bgv=scheme == "bgv")
+    prefix = scheme.upper()
     return SimpleNamespace(
         context=context, keygen=keygen, t=context.plain_modulus,
         relin=keygen.create_relin_key(),
         galois=keygen.create_galois_keys([1, -1, 2, -2], include_conjugation=True),
         encoder=native.BatchEncoder(context),
-        encryptor=native.BFVEncryptor(keygen.create_public_key()),
-        decryptor=native.BFVDecryptor(keygen.secret_key()), evaluator=native.BFVEvaluator(context),
-        rng=np.random.default_rng(40))
+        encryptor=getattr(native, prefix + "Encryptor")(keygen.create_public_key()),
+        decryptor=getattr(native, prefix + "Decryptor")(keygen.secret_key()),
+        evaluator=getattr(native, prefix + "Evaluator")(context),
+        rng=np.random.default_rng(seed))
+
+
+@pytest.fixture(scope="module")
+def bfv():
+    return integer_scheme(native.Parameters.bfv(8192, [50, 50, 50, 60], 1032193), "bfv", 40)
 
 
 @pytest.fixture(scope="module")
 def bgv():
-    context = native.Context(native.Parameters.suggest_bgv(depth=2, plain_bits=20))
-    keygen = native.KeyGenerator(context, bgv=True)
-    return SimpleNamespace(
-        context=context, keygen=keygen, t=context.plain_modulus,
-        relin=keygen.create_relin_key(),
-        galois=keygen.create_galois_keys([1, -1, 2, -2], include_conjugation=True),
-        encoder=native.BatchEncoder(context),
-        encryptor=native.BGVEncryptor(keygen.create_public_key()),
-        decryptor=native.BGVDecryptor(keygen.secret_key()), evaluator=native.BGVEvaluator(context),
-        rng=np.random.default_rng(41))
+    return integer_scheme(native.Parameters.suggest_bgv(depth=2, plain_bits=20), "bgv", 41)
 
 
 def ckks_encrypt(s, values):
@@ -466,7 +464,7 @@ def test_scheme_rules_are_enforced(ckks, bgv):
 
 # ---- documentation ----
 
-_SIGNATURE = re.compile(r"^(\d+\. )?\w+\(.*\)( -> .*)?$")
+_SIGNATURE = re.compile(r"^(\d+\. )?\w*\((\w+: |\))")
 
 
 def _text_beyond_signatures(doc):
