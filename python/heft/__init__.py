@@ -4,7 +4,8 @@
 BFV vectors, CKKS tensors, plain tensors, im2col encoding, serialization.
 Beyond TenSEAL: bootstrapping (bootstrappable_context, CKKSVector.bootstrap /
 refresh_for), linear transforms by diagonals, BFV tensors, rotations, encrypted
-matrices (ckks_matrix: encrypted x encrypted products).
+matrices (ckks_matrix: encrypted x encrypted products), and heft.native: the scheme layer
+below (parameters, keys, encoders, encryptors, evaluators of CKKS, BFV and BGV).
 Where TenSEAL has a known bug heft does the right thing instead (see
 docs/tenseal-compatibility.md); what heft does not have yet raises
 NotImplementedError naming it.
@@ -21,6 +22,7 @@ from ._matrices import CKKSMatrix, ckks_matrix, ckks_matrix_from, lazy_ckks_matr
 from ._tensors import (BFVTensor, CKKSTensor, PlainTensor, SignApproximation, bfv_tensor,
                        bfv_tensor_from, ckks_tensor, ckks_tensor_from, lazy_bfv_tensor_from,
                        lazy_ckks_tensor_from, plain_tensor, plain_tensor_from)
+from . import native
 
 __all__ = [
     "BFVTensor", "BFVVector", "CKKSMatrix", "CKKSTensor", "CKKSVector", "Context",
@@ -31,6 +33,6 @@ __all__ = [
     "bootstrappable_context", "ckks_matrix", "ckks_matrix_from", "ckks_tensor",
     "ckks_tensor_from", "ckks_vector", "ckks_vector_from", "context", "context_from",
     "enc_matmul_encoding", "im2col_encoding", "lazy_bfv_tensor_from", "lazy_bfv_vector_from",
-    "lazy_ckks_matrix_from", "lazy_ckks_tensor_from", "lazy_ckks_vector_from", "plain_tensor",
-    "plain_tensor_from", "release_idle_memory",
+    "lazy_ckks_matrix_from", "lazy_ckks_tensor_from", "lazy_ckks_vector_from", "native",
+    "plain_tensor", "plain_tensor_from", "release_idle_memory",
 ]

@@ -7,13 +7,27 @@ default) is the same with a batch of one, the leading axis hidden from
 the user. As in TenSEAL, a batched tensor's `shape` leaves the batch out
 too (`shape_with_batch` has it), while sum(axis) and decrypt() count it.
 """
+from __future__ import annotations
+
 import numbers
+from typing import (TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Type, TypeVar,
+                    Union)
 
 from . import _heft
+from ._context import BytesLike, Context, SecretKey
 from ._encrypted import Encrypted
 
+if TYPE_CHECKING:
+    from numpy import ndarray
+    from numpy.typing import ArrayLike
 
-def _shape_of(values):
+    from ._encrypted import Operand
+
+# A tensor's own type, for the methods CKKSTensor and BFVTensor share.
+_T = TypeVar("_T", bound="_Tensor")
+
+
+def _shape_of(values: Any) -> List[int]:
     shape = []
     while isinstance(values, (list, tuple)):
         shape.append(len(values))
@@ -21,7 +35,7 @@ def _shape_of(values):
     return shape
 
 
-def _flatten(values):
+def _flatten(values: Any) -> List[float]:
     if isinstance(values, (list, tuple)):
         out = []
         for v in values:
@@ -33,7 +47,9 @@ def _flatten(values):
 class PlainTensor:
     """An N-D array of floats (row-major), TenSEAL's PlainTensor."""
 
-    def __init__(self, tensor, shape=None, dtype="float", scalar=False):
+    def __init__(self, tensor: Union[PlainTensor, ArrayLike, _heft.PlainTensor],
+                 shape: Optional[Sequence[int]] = None, dtype: str = "float",
+                 scalar: bool = False) -> None:
         del dtype
         # A reduction to one value (sum of a vector, dot of two): numpy's shape (),
         # which the C++ tensor (at least one axis) holds as [1].
@@ -58,11 +74,11 @@ class PlainTensor:
         self.data = _heft.PlainTensor(flat, [int(d) for d in shape])
 
     @property
-    def shape(self):
+    def shape(self) -> List[int]:
         """The axes' lengths ([] for a scalar)."""
         return [] if self._scalar else list(self.data.shape)
 
-    def serialize(self):
+    def serialize(self) -> bytes:
         """Bytes for plain_tensor_from: a magic, the rank and shape (little-endian uint64),
         then the values as little-endian float64. Plain data: not encrypted."""
         import struct
@@ -70,7 +86,7 @@ class PlainTensor:
         return (_PLAIN_MAGIC + struct.pack(f"<Q{len(shape)}Q", len(shape), *shape)
                 + struct.pack(f"<{len(self.data.data)}d", *self.data.data))
 
-    def strides(self):
+    def strides(self) -> List[int]:
         """Elements between consecutive entries of each axis (row-major; TenSEAL's)."""
         strides, step = [], 1
         for length in reversed(self.shape):
@@ -79,34 +95,34 @@ class PlainTensor:
         return strides[::-1]
 
     @property
-    def raw(self):
+    def raw(self) -> List[float]:
         """The values, flat and row-major."""
         return list(self.data.data)
 
-    def size(self):
+    def size(self) -> int:
         """The length of the first axis (TenSEAL's size() and len())."""
         return self.shape[0]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.shape[0]
 
-    def empty(self):
+    def empty(self) -> bool:
         """True when it holds no value."""
         return not self.data.data
 
-    def batch(self, axis=0):
+    def batch(self, axis: int = 0) -> List[List[float]]:
         """The values as rows of the given axis: every other axis flattened
         (TenSEAL's batch(axis), used to pack one axis into the slots)."""
         import numpy
         return numpy.moveaxis(self.numpy(), axis, -1).reshape(-1, self.shape[axis]).tolist()
 
-    def tolist(self):
+    def tolist(self) -> Union[float, list]:
         """Nested Python lists of the values (a number for a scalar)."""
         values, shape = list(self.data.data), self.shape
         if self._scalar:
             return values[0]
 
-        def build(offset, axes):
+        def build(offset: int, axes: List[int]) -> Tuple[list, int]:
             if len(axes) == 1:
                 return values[offset:offset + axes[0]], offset + axes[0]
             out = []
@@ -117,43 +133,43 @@ class PlainTensor:
 
         return build(0, shape)[0]
 
-    def numpy(self):
+    def numpy(self) -> ndarray:
         """A numpy array of the values, of this shape."""
         import numpy
         return numpy.array(self.data.data).reshape(self.shape)  # shape () for a scalar
 
-    def reshape(self, shape):
+    def reshape(self, shape: Sequence[int]) -> PlainTensor:
         """numpy's reshape (the same values, row-major)."""
         return PlainTensor(self.data.reshape([int(d) for d in shape]))
 
-    def reshape_(self, shape):
+    def reshape_(self, shape: Sequence[int]) -> PlainTensor:
         """Reshapes in place; returns self."""
         self.data = self.data.reshape([int(d) for d in shape])
         return self
 
-    def transpose(self):
+    def transpose(self) -> PlainTensor:
         """The axes reversed."""
         return PlainTensor(self.data.transpose())
 
-    def transpose_(self):
+    def transpose_(self) -> PlainTensor:
         """Transposes in place; returns self."""
         self.data = self.data.transpose()
         return self
 
-    def broadcast(self, shape):
+    def broadcast(self, shape: Sequence[int]) -> PlainTensor:
         """numpy's broadcast_to."""
         return PlainTensor(self.data.broadcast_to([int(d) for d in shape]))
 
-    def broadcast_(self, shape):
+    def broadcast_(self, shape: Sequence[int]) -> PlainTensor:
         """Broadcasts in place; returns self."""
         self.data = self.data.broadcast_to([int(d) for d in shape])
         return self
 
-    def sum(self, axis=0):
+    def sum(self, axis: int = 0) -> PlainTensor:
         """The sum along an axis."""
         return PlainTensor(self.data.sum(int(axis)))
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (isinstance(other, PlainTensor) and self.shape == other.shape
                 and self.raw == other.raw)
 
@@ -161,7 +177,7 @@ class PlainTensor:
 _PLAIN_MAGIC = b"heft-plain-tensor-1\n"
 
 
-def plain_tensor_from(data) -> PlainTensor:
+def plain_tensor_from(data: BytesLike) -> PlainTensor:
     """A PlainTensor from PlainTensor.serialize()'s bytes (TenSEAL's plain_tensor_from);
     ValueError for bytes that are not one."""
     import struct
@@ -182,7 +198,8 @@ def plain_tensor_from(data) -> PlainTensor:
     return PlainTensor(list(struct.unpack_from(f"<{count}d", data, body)), shape)
 
 
-def plain_tensor(tensor, shape=None, dtype="float") -> PlainTensor:
+def plain_tensor(tensor: Union[PlainTensor, ArrayLike], shape: Optional[Sequence[int]] = None,
+                 dtype: str = "float") -> PlainTensor:
     """TenSEAL's ts.plain_tensor: a list, nested lists or a numpy array (with an optional
     shape for flat values) as a PlainTensor."""
     return PlainTensor(tensor, shape, dtype)
@@ -191,11 +208,12 @@ def plain_tensor(tensor, shape=None, dtype="float") -> PlainTensor:
 class SignApproximation:
     """A composite polynomial close to sign(x) (for relu and max)."""
 
-    def __init__(self, epsilon=0.05, precision_bits=10, stage_degree=15):
+    def __init__(self, epsilon: float = 0.05, precision_bits: float = 10,
+                 stage_degree: int = 15) -> None:
         self.data = _heft.SignApproximation(float(epsilon), float(precision_bits),
                                             int(stage_degree))
 
-    def depth(self):
+    def depth(self) -> int:
         """Levels its evaluation spends."""
         return self.data.depth()
 
@@ -206,7 +224,9 @@ class _Tensor(Encrypted):
 
     _kind = float
 
-    def __init__(self, context=None, tensor=None, batch=False, native=None, lazy_bytes=None):
+    def __init__(self, context: Optional[Context] = None,
+                 tensor: Union[PlainTensor, ArrayLike, None] = None, batch: bool = False,
+                 native: Any = None, lazy_bytes: Optional[bytes] = None) -> None:
         super().__init__(native, context, lazy_bytes)
         self._batched = bool(batch)
         self._scalar = False  # a reduction to one value: shape [], decrypts to a number
@@ -217,12 +237,12 @@ class _Tensor(Encrypted):
             native_plain = plain.data if batch else plain.data.reshape([1] + plain.shape)
             self.data = self._native_type.encrypt(context.data, native_plain)
 
-    def _become(self, result):
+    def _become(self: _T, result: _Tensor) -> _T:
         """In-place forms (add_, dot_, ...): this object takes the result's data."""
         self.data, self._scalar = result.data, result._scalar
         return self
 
-    def _wrap(self, native, scalar=None):
+    def _wrap(self: _T, native: Any, scalar: Optional[bool] = None) -> _T:
         out = type(self)(self._context, batch=self._batched, native=native)
         if scalar is None:  # a scalar stays one while the result holds one value
             scalar = self._scalar and all(d == 1 for d in list(native.shape)[1:])
@@ -230,19 +250,19 @@ class _Tensor(Encrypted):
         return out
 
     @staticmethod
-    def _plain(other):
+    def _plain(other: Union[PlainTensor, ArrayLike]) -> _heft.PlainTensor:
         """The native plain tensor of a PlainTensor, list or array (against an
         unbatched tensor, its hidden batch axis of one broadcasts)."""
         return (other if isinstance(other, PlainTensor) else PlainTensor(other)).data
 
-    def _operand(self, other):
+    def _operand(self, other: Operand) -> Any:
         if isinstance(other, _Tensor):
             return other._native()
         if isinstance(other, numbers.Number):
             return self._kind(other)
         return self._plain(other)
 
-    def _stretched_for(self, other):
+    def _stretched_for(self: _T, other: Operand) -> _T:
         """This tensor broadcast to its shape with a plain operand that has more or
         longer axes (the native operations broadcast a plain operand one way only)."""
         if isinstance(other, (_Tensor, numbers.Number)):
@@ -256,22 +276,22 @@ class _Tensor(Encrypted):
             return self  # the native call names the mismatch
         return self if target == own else self.broadcast(target)
 
-    def add(self, other):
+    def add(self: _T, other: Operand) -> _T:
         """Element-wise sum with a tensor, a plain tensor, list, array or number (numpy
         broadcasting)."""
         return self._wrap(self._stretched_for(other)._native().add(self._operand(other)))
 
-    def sub(self, other):
+    def sub(self: _T, other: Operand) -> _T:
         """Element-wise difference with a tensor, a plain tensor, list, array or number
         (broadcasting)."""
         return self._wrap(self._stretched_for(other)._native().sub(self._operand(other)))
 
-    def mul(self, other):
+    def mul(self: _T, other: Operand) -> _T:
         """Element-wise product with a tensor, a plain tensor, list, array or number (a level)."""
         return self._wrap(self._stretched_for(other)._native().mul(self._operand(other)))
 
     @property
-    def shape(self):
+    def shape(self) -> List[int]:
         """The tensor's axes; a batched tensor's batch axis is left out, as TenSEAL has it
         (shape_with_batch has it). reshape, broadcast, take and subscripts use this
         shape; sum(axis) and decrypt() count the batch as axis 0, as TenSEAL does."""
@@ -283,17 +303,17 @@ class _Tensor(Encrypted):
         return shape[1:] or [1]
 
     @property
-    def shape_with_batch(self):
+    def shape_with_batch(self) -> List[int]:
         """The shape with a batched tensor's batch axis first (TenSEAL's shape_with_batch)."""
         shape = list(self._native().shape)
         return shape if self._batched else self.shape
 
-    def _native_shape(self, shape):
+    def _native_shape(self, shape: List[int]) -> List[int]:
         """The C++ tensor's shape for `shape`, in this tensor's convention."""
         batch = list(self._native().shape)[0]
         return [batch] + shape if shape else [batch]
 
-    def decrypt(self, secret_key=None):
+    def decrypt(self, secret_key: Optional[SecretKey] = None) -> PlainTensor:
         """A PlainTensor of the tensor's own shape (TenSEAL returns it flat in some versions)."""
         native = self._native()
         plain = native.decrypt() if secret_key is None else native.decrypt_with(secret_key.data)
@@ -301,35 +321,35 @@ class _Tensor(Encrypted):
             plain = plain.reshape(self.shape or [1])
         return PlainTensor(plain, scalar=self._scalar)
 
-    def serialize(self):
+    def serialize(self) -> bytes:
         """heft's bytes for this tensor (a batched flag, then docs/format.md's tensor frame)."""
         return bytes([1 if self._batched else 0]) + self._native().serialize()
 
-    def __getstate__(self):
+    def __getstate__(self) -> Dict[str, bytes]:
         return {"bytes": self.serialize()}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: Dict[str, bytes]) -> None:
         self._context, self.data = None, None
         self._batched, self._lazy = bool(state["bytes"][0]), state["bytes"][1:]
         self._scalar = False
 
     # ---- arithmetic ----
-    def add_(self, other):
+    def add_(self: _T, other: Operand) -> _T:
         """Adds in place; returns self."""
         self._become(self.add(other))
         return self
 
-    def sub_(self, other):
+    def sub_(self: _T, other: Operand) -> _T:
         """Subtracts in place; returns self."""
         self._become(self.sub(other))
         return self
 
-    def mul_(self, other):
+    def mul_(self: _T, other: Operand) -> _T:
         """Multiplies in place; returns self."""
         self._become(self.mul(other))
         return self
 
-    def pow(self, power):
+    def pow(self: _T, power: int) -> _T:
         """The element-wise power by a non-negative integer (x ** 0 is ones, encrypted)."""
         power = int(power)
         if power < 0:
@@ -339,16 +359,16 @@ class _Tensor(Encrypted):
         coefficients = [0] * power + [1]
         return self.polyval(coefficients)
 
-    def polyval(self, coefficients):
+    def polyval(self: _T, coefficients: Sequence[float]) -> _T:
         """sum_k coefficients[k] x^k element-wise, lowest degree first."""
         return self._wrap(self._native().polyval([self._kind(c) for c in coefficients]))
 
-    def polyval_(self, coefficients):
+    def polyval_(self: _T, coefficients: Sequence[float]) -> _T:
         """Evaluates the polynomial in place; returns self."""
         self._become(self.polyval(coefficients))
         return self
 
-    def sum(self, axis=0):
+    def sum(self: _T, axis: int = 0) -> _T:
         """numpy's sum along `axis`; a batched tensor counts its batch as axis 0 (as
         TenSEAL does): sum(0) is sum_batch(). The sum of a vector is a scalar (shape [])."""
         axis = int(axis)
@@ -357,7 +377,7 @@ class _Tensor(Encrypted):
         native = self._native().sum(axis if self._batched else axis + 1)
         return self._wrap(native, scalar=not self._batched and len(self.shape) == 1)
 
-    def sum_batch(self):
+    def sum_batch(self: _T) -> _T:
         """The sum over the batch (TenSEAL's sum_batch): an unbatched tensor of the
         other axes."""
         if not self._batched:
@@ -366,42 +386,42 @@ class _Tensor(Encrypted):
         out._scalar = len(self._native().shape) == 1  # a batch of single values
         return out
 
-    def sum_batch_(self):
+    def sum_batch_(self: _T) -> _T:
         """Sums the batch in place (the tensor becomes unbatched); returns self."""
         summed = self.sum_batch()
         self.data, self._batched, self._scalar = summed.data, False, summed._scalar
         return self
 
-    def reshape(self, shape):
+    def reshape(self: _T, shape: Sequence[int]) -> _T:
         """numpy's reshape of the axes in `shape` (a batched tensor keeps its batch)."""
         shape = [int(d) for d in shape]
         return self._wrap(self._native().reshape(self._native_shape(shape)))
 
-    def reshape_(self, shape):
+    def reshape_(self: _T, shape: Sequence[int]) -> _T:
         """Reshapes in place; returns self."""
         self._become(self.reshape(shape))
         return self
 
-    def transpose(self):
+    def transpose(self: _T) -> _T:
         """The axes reversed (a batched tensor keeps its batch first)."""
         return self._wrap(self._native().transpose())
 
-    def transpose_(self):
+    def transpose_(self: _T) -> _T:
         """Transposes in place; returns self."""
         self._become(self.transpose())
         return self
 
-    def broadcast(self, shape):
+    def broadcast(self: _T, shape: Sequence[int]) -> _T:
         """numpy.broadcast_to: each value repeated as a copy of its ciphertext."""
         shape = [int(d) for d in shape]
         return self._wrap(self._native().broadcast_to(self._native_shape(shape)))
 
-    def broadcast_(self, shape):
+    def broadcast_(self: _T, shape: Sequence[int]) -> _T:
         """Broadcasts in place; returns self."""
         self._become(self.broadcast(shape))
         return self
 
-    def take(self, indices, axis):
+    def take(self: _T, indices: Sequence[int], axis: int) -> _T:
         """numpy.take along an axis of `shape` (a batched tensor's batch axis is not in it:
         its values stay in the slots): the chosen elements, still encrypted."""
         rank = len(self.shape)
@@ -410,7 +430,7 @@ class _Tensor(Encrypted):
             raise ValueError(f"axis {axis} of a tensor of shape {self.shape}")
         return self._wrap(self._native().take(axis % rank + 1, [int(i) for i in indices]))
 
-    def __getitem__(self, key):
+    def __getitem__(self: _T, key: Union[int, slice, tuple]) -> _T:
         """Integers and slices over the axes of `shape` (numpy's basic indexing); the data
         stays encrypted. A batched tensor keeps its whole batch (rotate moves it)."""
         key = key if isinstance(key, tuple) else (key,)
@@ -441,7 +461,7 @@ class _Tensor(Encrypted):
             native = native.reshape(shape)
         return self._wrap(native)
 
-    def dot(self, other):
+    def dot(self: _T, other: Operand) -> _T:
         """numpy.dot for tensors of one or two axes (vector . vector, vector . matrix,
         matrix . vector, matrix . matrix), with a plain or an encrypted operand; a batched
         tensor multiplies its [batch, n] rows by a plain matrix (mm). Unbatched, one
@@ -469,15 +489,15 @@ class _Tensor(Encrypted):
         return (self.reshape([a[0], a[1], 1]).broadcast(product) *
                 other.reshape([1, b[0], b[1]])).sum(1)
 
-    def mm_(self, other):
+    def mm_(self: _T, other: Operand) -> _T:
         """The matrix product in place; returns self."""
         return self._become(self.mm(other))
 
-    def matmul_(self, other):
+    def matmul_(self: _T, other: Operand) -> _T:
         """The matrix product in place; returns self."""
         return self._become(self.mm(other))
 
-    def dot_(self, other):
+    def dot_(self: _T, other: Operand) -> _T:
         """The dot product in place; returns self."""
         self._become(self.dot(other))
         return self
@@ -489,8 +509,10 @@ class CKKSTensor(_Tensor):
     _native_type = _heft.CKKSTensor
     _kind = float
 
-    def __init__(self, context=None, tensor=None, scale=None, batch=False, native=None,
-                 lazy_bytes=None):
+    def __init__(self, context: Optional[Context] = None,
+                 tensor: Union[PlainTensor, ArrayLike, None] = None, scale: Optional[float] = None,
+                 batch: bool = False, native: Optional[_heft.CKKSTensor] = None,
+                 lazy_bytes: Optional[bytes] = None) -> None:
         if native is None and tensor is not None and scale is not None \
                 and scale != context.global_scale:
             # The C++ tensor encrypts at the context's scale: lend it this
@@ -505,7 +527,7 @@ class CKKSTensor(_Tensor):
             return
         super().__init__(context, tensor, batch, native, lazy_bytes)
 
-    def mm(self, other):
+    def mm(self, other: Union[CKKSTensor, PlainTensor, ArrayLike]) -> CKKSTensor:
         """Matrix product: a batched [batch, n] tensor times a plain [n, m] matrix, or numpy's
         product with an encrypted or plain matrix."""
         if isinstance(other, CKKSTensor):
@@ -516,20 +538,20 @@ class CKKSTensor(_Tensor):
 
     matmul = mm
 
-    def conv2d(self, kernels, stride=1):
+    def conv2d(self, kernels: Union[PlainTensor, ArrayLike], stride: int = 1) -> CKKSTensor:
         """A batch of images ([batch, H, W] or [batch, C, H, W], one image per slot) convolved with
         plain kernels [C_out, (C_in,) kh, kw], stride both ways, no padding; one level."""
         return self._wrap(self._native().conv2d(self._plain(kernels), int(stride)))
 
-    def avg_pool2d(self, kernel, stride):
+    def avg_pool2d(self, kernel: int, stride: int) -> CKKSTensor:
         """Average pooling of each channel over kernel x kernel windows, stride apart; one level."""
         return self._wrap(self._native().avg_pool2d(int(kernel), int(stride)))
 
-    def level(self):
+    def level(self) -> int:
         """Levels left (each product by a value or a ciphertext spends one)."""
         return self._native().level()
 
-    def rotate(self, steps):
+    def rotate(self, steps: int) -> CKKSTensor:
         """A batched tensor whose batch fills the slots (N/2 entries), every element's
         batch rolled left by `steps` (numpy.roll(x, -steps, axis=0)); no level. With
         inputs packed in blocks of the batch (images of 32 x 32 slots), a rotation moves
@@ -537,43 +559,43 @@ class CKKSTensor(_Tensor):
         self._require_batched("rotate")
         return self._wrap(self._native().rotate(int(steps)))
 
-    def rotate_(self, steps):
+    def rotate_(self, steps: int) -> CKKSTensor:
         """Rotates the batch in place; returns self."""
         self._become(self.rotate(steps))
         return self
 
-    def rotate_hoisted(self, steps):
+    def rotate_hoisted(self, steps: Sequence[int]) -> CKKSTensor:
         """Several rotations of every element sharing one key-switching decomposition:
         shape [...] -> [len(steps), ...], entry s rotated by steps[s]."""
         self._require_batched("rotate_hoisted")
         return self._wrap(self._native().rotate_hoisted([int(s) for s in steps]))
 
-    def bootstrap(self):
+    def bootstrap(self) -> CKKSTensor:
         """Every element refreshed by bootstrapping (a bootstrappable_context with its
         keys): the same values within the bootstrap's precision, at the context's
         encryption level. Values should be at most about 1 in absolute value."""
         return self._wrap(self._native().bootstrap())
 
-    def bootstrap_(self):
+    def bootstrap_(self) -> CKKSTensor:
         """Bootstraps in place; returns self."""
         self._become(self.bootstrap())
         return self
 
-    def refresh_for(self, levels):
+    def refresh_for(self, levels: int) -> CKKSTensor:
         """This tensor if `levels` are left, else bootstrapped."""
         return self._wrap(self._native().refresh_for(int(levels)))
 
-    def _require_batched(self, operation):
+    def _require_batched(self, operation: str) -> None:
         if not self._batched:
             raise ValueError(f"{operation} rolls the batch axis: it needs a batched tensor "
                              "(ckks_tensor(..., batch=True))")
 
-    def relu(self, sign=None):
+    def relu(self, sign: Optional[SignApproximation] = None) -> CKKSTensor:
         """max(x, 0) element-wise through a sign approximation (values in [-1, 1])."""
         sign = sign or SignApproximation()
         return self._wrap(self._native().relu(sign.data))
 
-    def max(self, other, sign=None):
+    def max(self, other: CKKSTensor, sign: Optional[SignApproximation] = None) -> CKKSTensor:
         """max(self, other) element-wise through a sign approximation (differences in [-1, 1])."""
         sign = sign or SignApproximation()
         return self._wrap(self._native().max(other._native(), sign.data))
@@ -585,10 +607,13 @@ class BFVTensor(_Tensor):
     _native_type = _heft.BFVTensor
     _kind = int
 
-    def __init__(self, context=None, tensor=None, batch=False, native=None, lazy_bytes=None):
+    def __init__(self, context: Optional[Context] = None,
+                 tensor: Union[PlainTensor, ArrayLike, None] = None, batch: bool = False,
+                 native: Optional[_heft.BFVTensor] = None,
+                 lazy_bytes: Optional[bytes] = None) -> None:
         super().__init__(context, tensor, batch, native, lazy_bytes)
 
-    def mm(self, other):
+    def mm(self, other: Union[BFVTensor, PlainTensor, ArrayLike]) -> BFVTensor:
         """A matrix product with numpy's dot semantics (unbatched tensors)."""
         if self._batched:
             raise NotImplementedError("a batched BFVTensor times a matrix: use an unbatched "
@@ -598,42 +623,44 @@ class BFVTensor(_Tensor):
     matmul = mm
 
 
-def ckks_tensor(context, tensor, scale=None, batch=False) -> "CKKSTensor":
+def ckks_tensor(context: Context, tensor: Union[PlainTensor, ArrayLike],
+                scale: Optional[float] = None, batch: bool = False) -> CKKSTensor:
     """TenSEAL's ts.ckks_tensor; batch=True packs the first axis into the slots."""
     return CKKSTensor(context, tensor, scale, batch)
 
 
-def _tensor_from(kind, context, data):
+def _tensor_from(kind: Type[_T], context: Context, data: BytesLike) -> _T:
     t = _lazy_tensor_from(kind, data)
     t.link_context(context)
     return t
 
 
-def _lazy_tensor_from(kind, data):
+def _lazy_tensor_from(kind: Type[_T], data: BytesLike) -> _T:
     data = bytes(data)  # a batched flag, then the C++ tensor's bytes
     return kind(batch=bool(data[0]), lazy_bytes=data[1:])
 
 
-def ckks_tensor_from(context, data) -> "CKKSTensor":
+def ckks_tensor_from(context: Context, data: BytesLike) -> CKKSTensor:
     """A CKKSTensor from its serialize() bytes, linked to `context`."""
     return _tensor_from(CKKSTensor, context, data)
 
 
-def lazy_ckks_tensor_from(data) -> "CKKSTensor":
+def lazy_ckks_tensor_from(data: BytesLike) -> CKKSTensor:
     """A CKKSTensor from its bytes, loaded when link_context(context) is called."""
     return _lazy_tensor_from(CKKSTensor, data)
 
 
-def bfv_tensor(context, tensor, batch=False) -> "BFVTensor":
+def bfv_tensor(context: Context, tensor: Union[PlainTensor, ArrayLike],
+               batch: bool = False) -> BFVTensor:
     """TenSEAL's ts.bfv_tensor; batch=True packs the first axis into the slots."""
     return BFVTensor(context, tensor, batch)
 
 
-def bfv_tensor_from(context, data) -> "BFVTensor":
+def bfv_tensor_from(context: Context, data: BytesLike) -> BFVTensor:
     """A BFVTensor from its serialize() bytes, linked to `context`."""
     return _tensor_from(BFVTensor, context, data)
 
 
-def lazy_bfv_tensor_from(data) -> "BFVTensor":
+def lazy_bfv_tensor_from(data: BytesLike) -> BFVTensor:
     """A BFVTensor from its bytes, loaded when link_context(context) is called."""
     return _lazy_tensor_from(BFVTensor, data)

@@ -21,33 +21,39 @@ The pattern, for the inference server's throughput mode or any map of a heft fun
 - Task size: a task should carry enough work to amortise its transfer, e.g. a full
   ciphertext batch (N/2 images in the inference demo, docs/python.md).
 """
+from __future__ import annotations
+
 import hashlib
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Tuple
 
 from distributed import WorkerPlugin, get_worker
 
 from . import _heft
 from ._context import Context
 
+if TYPE_CHECKING:
+    from distributed import Client, Worker
+
 # The contexts this process holds as a worker: key -> Context.
-_CONTEXTS = {}
+_CONTEXTS: Dict[str, Context] = {}
 
 
 class PublicContextPlugin(WorkerPlugin):
     """Loads a public context's bytes on each worker once and caches it under `key`."""
 
-    def __init__(self, key, data):
+    def __init__(self, key: str, data: bytes) -> None:
         self.key = key
         self.data = data
         self.name = f"heft-context-{key}"
 
-    def setup(self, worker):
+    def setup(self, worker: Worker) -> None:
         context = Context(_heft.TensorContext.load(self.data, False))
         if context.is_private():  # never: share_context refuses them
             raise ValueError("heft.distributed: a worker was sent a secret key")
         _CONTEXTS[self.key] = context
 
 
-def share_context(client, context):
+def share_context(client: Client, context: Context) -> str:
     """Installs `context`'s public part on every worker of `client`; returns its key.
 
     Raises ValueError if `context` has no public key to ship, or if its public
@@ -61,7 +67,7 @@ def share_context(client, context):
     return key
 
 
-def worker_context(key):
+def worker_context(key: str) -> Context:
     """On a worker: the context share_context installed under `key`."""
     try:
         return _CONTEXTS[key]
@@ -70,11 +76,12 @@ def worker_context(key):
                           "share it first with share_context(client, context)") from None
 
 
-def _run(item, work, context_key, args):
+def _run(item: Any, work: Callable[..., Any], context_key: str, args: Tuple[Any, ...]) -> Any:
     return work(worker_context(context_key), item, *args)
 
 
-def map_bytes(client, work, items, key, *args):
+def map_bytes(client: Client, work: Callable[..., Any], items: Iterable[Any], key: str,
+              *args: Any) -> List[Any]:
     """[work(context, item, *args) for item in items], run on the workers, in order.
 
     `context` is the worker's cached copy of the shared context `key`; `args` are
@@ -86,11 +93,11 @@ def map_bytes(client, work, items, key, *args):
     return client.gather(futures, direct=True)
 
 
-def worker_address():
+def worker_address() -> str:
     """The address of the worker running the calling task (for per-worker reports)."""
     return get_worker().address
 
 
-def secret_key_held():
+def secret_key_held() -> bool:
     """On a worker: True if any cached context holds a secret key (tests, audits)."""
     return any(context.is_private() for context in _CONTEXTS.values())

@@ -1,6 +1,6 @@
 // The parts of heft's Python extension module (_heft), one per file: errors,
-// the tensor context, vectors, tensors. python/heft/ builds TenSEAL's API on
-// top of them in Python.
+// the tensor context, vectors, tensors, and the native scheme layer. python/heft/ builds TenSEAL's
+// API on top of them in Python.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -23,6 +23,8 @@ void bind_context(py::module_& m);
 void bind_vectors(py::module_& m);
 void bind_tensors(py::module_& m);
 void bind_matrices(py::module_& m);  // after bind_vectors: it adds to CKKSVector
+// heft.native's classes, into the submodule _heft.native.
+void bind_native(py::module_& m);
 
 // f() with the GIL released: heft's work runs while other Python threads
 // go on (the arguments are C++ values by then).

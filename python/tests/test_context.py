@@ -68,3 +68,55 @@ def test_every_public_name_and_method_has_a_docstring():
                 if not (getattr(value, "__doc__", None) or "").strip():
                     missing.append(f"{klass.__name__}.{member}")
     assert not missing, f"no docstring: {sorted(set(missing))}"
+
+
+def _annotated_return(function):
+    """True when `function` declares its return type: a PEP 484 annotation for Python code,
+    pybind11's '-> T' in every signature of its docstring for the extension's."""
+    import inspect
+    import re
+    function = getattr(function, "__func__", function)
+    if inspect.isfunction(function):
+        return "return" in function.__annotations__
+    signatures = [line for line in (function.__doc__ or "").splitlines()
+                  if re.match(r"^(\d+\. )?\w*\((\w+: |\))", line)]
+    return bool(signatures) and all(") -> " in line for line in signatures)
+
+
+def test_every_public_function_and_method_has_a_return_annotation():
+    import importlib
+    import inspect
+    modules = [ts, ts.native]
+    try:
+        modules.append(importlib.import_module("heft.distributed"))
+    except ImportError:  # Dask is not installed
+        pass
+    missing, seen = [], set()
+    for module in modules:
+        names = getattr(module, "__all__", None) or [
+            name for name, value in vars(module).items()
+            if getattr(value, "__module__", None) == module.__name__]
+        for name in names:
+            obj = getattr(module, name)
+            if inspect.isroutine(obj):
+                if not _annotated_return(obj):
+                    missing.append(f"{module.__name__}.{name}")
+                continue
+            if not inspect.isclass(obj):
+                continue
+            for klass in obj.__mro__:
+                if not klass.__module__.startswith("heft") or klass in seen:
+                    continue
+                seen.add(klass)
+                for member, value in vars(klass).items():
+                    if member.startswith("_"):
+                        continue
+                    if isinstance(value, property):
+                        accessors = [f for f in (value.fget, value.fset) if f is not None]
+                    elif callable(value) or isinstance(value, (staticmethod, classmethod)):
+                        accessors = [getattr(klass, member)]
+                    else:
+                        continue  # enum members, class constants
+                    if not all(_annotated_return(f) for f in accessors):
+                        missing.append(f"{klass.__module__}.{klass.__name__}.{member}")
+    assert not missing, f"no return annotation: {sorted(set(missing))}"
