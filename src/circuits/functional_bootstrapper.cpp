@@ -115,8 +115,8 @@ Polynomial FunctionalBootstrapper::table_polynomial(std::span<const double> tabl
                                range_);
 }
 
-rlwe::Ciphertext FunctionalBootstrapper::phase(const rlwe::Ciphertext& x,
-                                               const BootstrapKeys& keys) const {
+rlwe::Ciphertext FunctionalBootstrapper::phase(const rlwe::Ciphertext& x, const BootstrapKeys& keys,
+                                               double unit) const {
   const std::size_t n = bootstrapper_.slots();
   const std::size_t x_slots = x.slots == 0 ? context_->degree() / 2 : x.slots;
   if (x_slots != n)
@@ -131,11 +131,11 @@ rlwe::Ciphertext FunctionalBootstrapper::phase(const rlwe::Ciphertext& x,
   // Real, and m - p/2: the phase (m - p/2) / p lies in [-1/2, 1/2).
   rlwe::Ciphertext real = evaluator_.add(in, evaluator_.conjugate(in, keys.galois));
   real.scale *= 2;
-  real = evaluator_.sub_scalar(real, static_cast<double>(modulus_ / 2));
+  real = evaluator_.sub_scalar(real, unit * static_cast<double>(modulus_ / 2));
   // The exact scale q_0 / p: align_to's integer stays below 2^50 (a label
   // exact to 2^-50), the rest is a power of two multiplied in afterwards.
   const auto& q = context_->parameters().ciphertext_moduli;
-  const double target = static_cast<double>(q[0]) / static_cast<double>(modulus_);
+  const double target = static_cast<double>(q[0]) / (static_cast<double>(modulus_) * unit);
   const double source_level_prime = static_cast<double>(q[stc_level + 1]);
   double power = 1;
   while (target / power * source_level_prime / real.scale > std::exp2(50))
@@ -162,12 +162,14 @@ rlwe::Ciphertext FunctionalBootstrapper::evaluate(const rlwe::Ciphertext& x,
 
 std::vector<rlwe::Ciphertext> FunctionalBootstrapper::evaluate(
     const rlwe::Ciphertext& x, const std::vector<std::vector<double>>& tables,
-    const BootstrapKeys& keys) const {
+    const BootstrapKeys& keys, double unit) const {
   if (tables.empty()) throw InvalidArgument("FunctionalBootstrapper: no table");
+  if (!(unit > 0) || !std::isfinite(unit))
+    throw InvalidArgument("FunctionalBootstrapper: the unit must be positive and finite");
   std::vector<Polynomial> polynomials;
   for (const auto& table : tables)
     polynomials.push_back(table_polynomial(table));
-  const rlwe::Ciphertext u = phase(x, keys);
+  const rlwe::Ciphertext u = phase(x, keys, unit);
   PolynomialEvaluator evaluator(context_, keys.relin);
   evaluator.allow_transparent_results(true);  // a constant table
   return evaluator.evaluate(u, polynomials, evaluator_.scale_at(output_level()));

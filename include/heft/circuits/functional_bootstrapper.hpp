@@ -76,6 +76,9 @@ class HEFT_EXPORT FunctionalBootstrapper {
   [[nodiscard]] BootstrapKeys create_keys(const rlwe::SecretKey& secret,
                                           const KeyProgress& progress = {}) const;
   [[nodiscard]] const Bootstrapper& bootstrapper() const noexcept { return bootstrapper_; }
+  [[nodiscard]] const std::shared_ptr<const rlwe::Context>& context() const noexcept {
+    return context_;
+  }
 
   // f(m) in every slot, for the integer m mod p the slot holds (a real
   // within about 1 / (2p) of it). `table`: p values, f(0) .. f(p - 1).
@@ -86,14 +89,17 @@ class HEFT_EXPORT FunctionalBootstrapper {
                                           const BootstrapKeys& keys) const;
   // Several tables on one input: one bootstrap's work, then each table's
   // combination of the shared powers (multi-value bootstrapping).
+  // `unit`: the slots hold unit * m (unit > 0; InvalidArgument otherwise):
+  // what digit extraction passes to read x = p^i m without dividing by p^i.
   [[nodiscard]] std::vector<rlwe::Ciphertext> evaluate(
       const rlwe::Ciphertext& x, const std::vector<std::vector<double>>& tables,
-      const BootstrapKeys& keys) const;
+      const BootstrapKeys& keys, double unit = 1.0) const;
 
  private:
   // Steps 1 and 2: slot k holding 2a = 2 (m - p/2) / p + 2I in its real part
   // (u = s + conj(s)).
-  [[nodiscard]] rlwe::Ciphertext phase(const rlwe::Ciphertext& x, const BootstrapKeys& keys) const;
+  [[nodiscard]] rlwe::Ciphertext phase(const rlwe::Ciphertext& x, const BootstrapKeys& keys,
+                                       double unit) const;
 
   std::shared_ptr<const rlwe::Context> context_;
   std::size_t modulus_;
