@@ -13,6 +13,12 @@
 //       relinearization, Galois, and the sparse-secret pair where the preset
 //       encapsulates; counters: key bytes, key count, and the user and
 //       system CPU seconds per key set (system: first touch of fresh pages).
+//   CKKS_FBT/<p>/<preset>/threads:<t>   functional bootstrapping
+//       (FunctionalBootstrapper, functional_bootstrap_preset(preset, p)): a
+//       random table over Z_p applied to a ciphertext of integers mod p in
+//       every slot; counters: the largest error against the table, the
+//       entries that round wrong (none expected), the table's depth and the
+//       output level. CKKS_FBT_multi/... applies three tables at once.
 // Every row counts the peak memory so far (ru_maxrss, GiB). Set-up
 // (parameters, transforms, keys) is not timed, except by the KeyGen row.
 // Presets: small, small-encaps, n16-encaps, and the dense-secret n16 (its
@@ -33,6 +39,7 @@
 #include <vector>
 
 #include "heft/circuits/bootstrap_presets.hpp"
+#include "heft/circuits/functional_bootstrapper.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/keys.hpp"
 #include "heft/schemes/ckks/encoder.hpp"
@@ -120,22 +127,75 @@ struct Setup {
   rlwe::Ciphertext input, raised, in_slots, reduced;
 };
 
-// One set-up at a time (rows run grouped by preset and order): an N = 2^16
-// set-up holds about 12 GiB, two would not fit.
+// Functional bootstrapping's set-up: a preset for p, keys, random residues.
+struct FbtSetup {
+  FbtSetup(const std::string& name, std::size_t p)
+      : preset(circuits::functional_bootstrap_preset(name, p)),
+        context(rlwe::Context::create(preset.parameters)),
+        fbt(context, preset.bootstrap, p),
+        keygen(context),
+        encoder(context),
+        evaluator(context),
+        keys(fbt.create_keys(keygen.secret_key())) {
+    const rlwe::Encryptor encryptor(keygen.create_public_key());
+    std::mt19937_64 rng(p);
+    residues.resize(fbt.bootstrapper().slots());
+    for (auto& m : residues)
+      m = static_cast<double>(rng() % p);
+    std::vector<cd> values(residues.begin(), residues.end());
+    const std::size_t level = fbt.entry_level();
+    input = encryptor.encrypt(encoder.encode(values, evaluator.scale_at(level), level));
+    for (std::size_t t = 0; t < 3; ++t) {
+      tables.emplace_back(p);
+      for (auto& v : tables.back())
+        v = static_cast<double>(rng() % p);
+    }
+    // One untimed run: the first in a process pays for fresh memory.
+    benchmark::DoNotOptimize(fbt.evaluate(input, tables[0], keys));
+  }
+
+  circuits::BootstrapPreset preset;
+  std::shared_ptr<const rlwe::Context> context;
+  circuits::FunctionalBootstrapper fbt;
+  rlwe::KeyGenerator keygen;
+  heft::ckks::Encoder encoder;
+  heft::ckks::Evaluator evaluator;
+  circuits::BootstrapKeys keys;
+  std::vector<double> residues;
+  std::vector<std::vector<double>> tables;
+  rlwe::Ciphertext input;
+};
+
+// One set-up at a time, of either kind (rows run grouped by preset and
+// order): an N = 2^16 set-up holds about 12 GiB, two would not fit.
+std::string current_setup;
+std::unique_ptr<Setup> bootstrap_setup;
+std::unique_ptr<FbtSetup> fbt_setup;
+
 Setup& setup_for(const std::string& name,
                  circuits::BootstrapOrder order = circuits::BootstrapOrder::coeffs_to_slots_first,
                  bool real_slots = false) {
-  static std::string current;
-  static std::unique_ptr<Setup> setup;
   const std::string key =
       name + (order == circuits::BootstrapOrder::slots_to_coeffs_first ? "/stc" : "/cts") +
       (real_slots ? "/real" : "");
-  if (key != current) {
-    setup.reset();
-    setup = std::make_unique<Setup>(name, order, real_slots);
-    current = key;
+  if (key != current_setup || !bootstrap_setup) {
+    bootstrap_setup.reset();
+    fbt_setup.reset();
+    bootstrap_setup = std::make_unique<Setup>(name, order, real_slots);
+    current_setup = key;
   }
-  return *setup;
+  return *bootstrap_setup;
+}
+
+FbtSetup& fbt_setup_for(const std::string& name, std::size_t p) {
+  const std::string key = name + "/fbt/" + std::to_string(p);
+  if (key != current_setup || !fbt_setup) {
+    bootstrap_setup.reset();
+    fbt_setup.reset();
+    fbt_setup = std::make_unique<FbtSetup>(name, p);
+    current_setup = key;
+  }
+  return *fbt_setup;
 }
 
 void register_keygen(const std::string& preset) {
@@ -217,6 +277,37 @@ void register_phase(const std::string& preset, const std::string& phase, int thr
   configure(b, preset);
 }
 
+void register_fbt(const std::string& preset, std::size_t p, int threads, bool multi) {
+  const std::string name = std::string(multi ? "CKKS_FBT_multi/" : "CKKS_FBT/") +
+                           std::to_string(p) + "/" + preset + "/threads:" + std::to_string(threads);
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    heft::set_num_threads(static_cast<std::size_t>(threads));
+    FbtSetup& s = fbt_setup_for(preset, p);
+    const std::vector<std::vector<double>> tables =
+        multi ? s.tables : std::vector<std::vector<double>>{s.tables[0]};
+    std::vector<rlwe::Ciphertext> out;
+    for (auto _ : state)
+      out = s.fbt.evaluate(s.input, tables, s.keys);
+    const rlwe::Decryptor decryptor(s.keygen.secret_key());
+    double worst = 0, wrong = 0;
+    for (std::size_t t = 0; t < out.size(); ++t) {
+      const auto got = s.encoder.decode(decryptor.decrypt(out[t]));
+      for (std::size_t i = 0; i < s.residues.size(); ++i) {
+        const double want = tables[t][static_cast<std::size_t>(s.residues[i])];
+        const double error = std::abs(got[i].real() - want);
+        worst = std::max(worst, error);
+        if (error >= 0.5) wrong += 1;
+      }
+    }
+    state.counters["max_error"] = worst;
+    state.counters["wrong_entries"] = wrong;
+    state.counters["table_depth"] = static_cast<double>(s.fbt.table_depth());
+    state.counters["output_level"] = static_cast<double>(s.fbt.output_level());
+    state.counters["peak_gib"] = peak_memory_gib();
+  });
+  configure(b, preset);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -236,5 +327,12 @@ int main(int argc, char** argv) {
   }
   for (int threads : {1, 2})
     register_bootstrap("n16", circuits::BootstrapOrder::coeffs_to_slots_first, threads);
+  for (const auto& [preset, moduli] : std::vector<std::pair<std::string, std::vector<std::size_t>>>{
+           {"small-encaps", {4, 16, 256}}, {"n16-encaps", {16, 64}}})
+    for (const std::size_t p : moduli) {
+      for (int threads : {1, 2})
+        register_fbt(preset, p, threads, false);
+      register_fbt(preset, p, 2, true);
+    }
   return run_benchmarks(argc, argv);
 }
