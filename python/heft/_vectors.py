@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import numbers
+
+import numpy as np
 from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple,
                     TypeVar, Union)
 
@@ -54,6 +56,10 @@ class _Vector(Encrypted):
             return other._native()
         if isinstance(other, numbers.Number):
             return self._kind(other)
+        if isinstance(other, np.ndarray) and other.ndim >= 1:
+            # Read in place by the native layer (no list of Python numbers).
+            dtype = np.float64 if self._kind is float else np.int64
+            return np.ascontiguousarray(other, dtype=dtype).ravel()
         return _flat_list(other, self._kind)
 
     def size(self) -> int:
@@ -171,8 +177,9 @@ class CKKSVector(_Vector):
                  native: Optional[_heft.CKKSVector] = None,
                  lazy_bytes: Optional[bytes] = None) -> None:
         if isinstance(context, Context) and vector is not None:
-            values = _flat_list(vector, float)
-            if not values:
+            values = (np.ascontiguousarray(vector, dtype=np.float64).ravel()
+                      if isinstance(vector, np.ndarray) else _flat_list(vector, float))
+            if len(values) == 0:
                 raise ValueError("Attempting to encrypt an empty vector")
             native = _heft.CKKSVector.encrypt(context.data, values, float(scale or 0.0))
         elif context is not None and not isinstance(context, Context):
@@ -255,8 +262,9 @@ class CKKSVector(_Vector):
 
     def enc_matmul_plain(self, plain_vec: ArrayLike, n_rows: int) -> CKKSVector:
         """This vector, made by enc_matmul_encoding from a [n_rows, len(plain_vec)] matrix,
-        times the plain vector: the n_rows values matrix @ plain_vec. Two levels (the
-        product and the slice); rotations by the padded row count times 1, 2, 4, ..."""
+        times the plain vector: the n_rows values matrix @ plain_vec. One level (the
+        product); rotations by the padded row count times 1, 2, 4, ... (the result's padding
+        slots are not zero; sum and dot mask them)."""
         values = _flat_list(plain_vec, float)
         rows, cols = int(n_rows), len(values)
         padded_rows, padded_cols = _power_of_two(rows), _power_of_two(cols)
@@ -264,15 +272,16 @@ class CKKSVector(_Vector):
         if rows < 1 or not values or padded_rows * padded_cols > size:
             raise ValueError(f"enc_matmul_plain: a {rows} x {cols} matrix is not what this "
                              f"vector of {size} values encodes (use enc_matmul_encoding)")
-        weights = [0.0] * size
+        weights = np.zeros(size)
         for j, v in enumerate(values):  # column j's block times v[j]
-            weights[j * padded_rows:(j + 1) * padded_rows] = [v] * padded_rows
+            weights[j * padded_rows:(j + 1) * padded_rows] = v
         x = self * weights
         step = padded_rows
         while step < padded_rows * padded_cols:  # the column blocks summed into the first
             x = x + x.rotate(step)
             step *= 2
-        return x[0:rows]
+        # Slot i < rows holds row i's sum already: keep those, no mask.
+        return self._wrap(x._native().truncated(rows))
 
     def enc_matmul_plain_(self, plain_vec: ArrayLike, n_rows: int) -> CKKSVector:
         """enc_matmul_plain in place; returns self."""

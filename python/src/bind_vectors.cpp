@@ -2,6 +2,7 @@
 // bfv_vector.hpp, images.hpp): encryption, arithmetic with vectors, plain
 // lists and scalars, products, images, serialization. Work runs without
 // the GIL, so Python threads and heft's own pool run beside it.
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
@@ -19,9 +20,41 @@ namespace {
 
 // The arithmetic both vector kinds share: T with T, with a plain list of
 // V, with a scalar V; in place too.
+// A numpy array of V read in place (converted once if its type or layout
+// differ): numpy operands skip the element-by-element list conversion.
+template <class V>
+using Array = py::array_t<V, py::array::c_style | py::array::forcecast>;
+
+template <class V>
+std::span<const V> values_of(const Array<V>& array) {
+  return {array.data(), static_cast<std::size_t>(array.size())};
+}
+
+// The plain-operand forms taking numpy arrays; registered before the list
+// forms so that an array takes them (pybind11 tries overloads in order).
+template <class T, class V>
+void bind_array_operands(py::class_<T>& c) {
+  c.def("add",
+        [](const T& a, const Array<V>& b) { return unlocked([&] { return a.add(values_of(b)); }); })
+      .def("sub", [](const T& a,
+                     const Array<V>& b) { return unlocked([&] { return a.sub(values_of(b)); }); })
+      .def("mul", [](const T& a,
+                     const Array<V>& b) { return unlocked([&] { return a.mul(values_of(b)); }); })
+      .def("add_",
+           [](T& a, const Array<V>& b) { unlocked([&] { return &a.add_inplace(values_of(b)); }); })
+      .def("sub_",
+           [](T& a, const Array<V>& b) { unlocked([&] { return &a.sub_inplace(values_of(b)); }); })
+      .def("mul_",
+           [](T& a, const Array<V>& b) { unlocked([&] { return &a.mul_inplace(values_of(b)); }); })
+      .def("dot", [](const T& a, const Array<V>& b) {
+        return unlocked([&] { return a.dot(values_of(b)); });
+      });
+}
+
 template <class T, class V>
 void bind_arithmetic(py::class_<T>& c) {
   using Plain = std::vector<V>;
+  bind_array_operands<T, V>(c);
   c.def("add", [](const T& a, const T& b) { return unlocked([&] { return a.add(b); }); })
       .def("add", [](const T& a, const Plain& b) { return unlocked([&] { return a.add(b); }); })
       .def("add", [](const T& a, V b) { return unlocked([&] { return a.add(b); }); })
@@ -76,6 +109,13 @@ void bind_vectors(py::module_& m) {
   py::class_<CKKSVector> ckks(m, "CKKSVector");
   ckks.def_static(
           "encrypt",
+          [](TensorContext::Ptr context, const Array<double>& values, double scale) {
+            return unlocked(
+                [&] { return CKKSVector::encrypt(std::move(context), values_of(values), scale); });
+          },
+          py::arg("context"), py::arg("values"), py::arg("scale") = 0.0)
+      .def_static(
+          "encrypt",
           [](TensorContext::Ptr context, const std::vector<double>& values, double scale) {
             return unlocked([&] { return CKKSVector::encrypt(std::move(context), values, scale); });
           },
@@ -93,6 +133,10 @@ void bind_vectors(py::module_& m) {
            })
       .def("rotate", [](const CKKSVector& a,
                         int64_t steps) { return unlocked([&] { return a.rotate(steps); }); })
+      .def("truncated",
+           [](const CKKSVector& a, std::size_t size) {
+             return unlocked([&] { return a.truncated(size); });
+           })
       .def("slice", [](const CKKSVector& a, std::size_t begin,
                        std::size_t end) { return unlocked([&] { return a.slice(begin, end); }); })
       .def("bootstrap", [](const CKKSVector& a) { return unlocked([&] { return a.bootstrap(); }); })

@@ -226,7 +226,7 @@ RnsPoly RnsPoly::coefficient_form() const {
 
 RnsPoly& RnsPoly::operator+=(const RnsPoly& other) {
   require_compatible(other, "operator+=");
-  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+  detail::for_each_tower_streaming(tower_count_, degree_, [&](std::size_t i) {
     math::add_mod(tower(i), other.tower(i), tower(i), context_->modulus(i));
   });
   secret_ = secret_ || other.secret_;
@@ -235,7 +235,7 @@ RnsPoly& RnsPoly::operator+=(const RnsPoly& other) {
 
 RnsPoly& RnsPoly::operator-=(const RnsPoly& other) {
   require_compatible(other, "operator-=");
-  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+  detail::for_each_tower_streaming(tower_count_, degree_, [&](std::size_t i) {
     math::sub_mod(tower(i), other.tower(i), tower(i), context_->modulus(i));
   });
   secret_ = secret_ || other.secret_;
@@ -293,7 +293,7 @@ void RnsPoly::add_product_automorphism(const RnsPoly& a, const RnsPoly& x,
 
 void RnsPoly::negate() {
   require_not_empty("negate");
-  detail::for_each_tower(tower_count_, degree_, [&](std::size_t i) {
+  detail::for_each_tower_streaming(tower_count_, degree_, [&](std::size_t i) {
     math::negate_mod(tower(i), tower(i), context_->modulus(i));
   });
 }
@@ -394,7 +394,7 @@ bool operator==(const RnsPoly& a, const RnsPoly& b) {
 RnsPoly operator+(const RnsPoly& a, const RnsPoly& b) {
   a.require_compatible(b, "operator+");
   RnsPoly result(a.context_, a.tower_count_, a.form_, RnsPoly::Uninitialized{});
-  detail::for_each_tower(a.tower_count_, a.degree_, [&](std::size_t i) {
+  detail::for_each_tower_streaming(a.tower_count_, a.degree_, [&](std::size_t i) {
     math::add_mod(a.tower(i), b.tower(i), result.tower(i), a.context_->modulus(i));
   });
   result.secret_ = a.secret_ || b.secret_;
@@ -404,7 +404,7 @@ RnsPoly operator+(const RnsPoly& a, const RnsPoly& b) {
 RnsPoly operator-(const RnsPoly& a, const RnsPoly& b) {
   a.require_compatible(b, "operator-");
   RnsPoly result(a.context_, a.tower_count_, a.form_, RnsPoly::Uninitialized{});
-  detail::for_each_tower(a.tower_count_, a.degree_, [&](std::size_t i) {
+  detail::for_each_tower_streaming(a.tower_count_, a.degree_, [&](std::size_t i) {
     math::sub_mod(a.tower(i), b.tower(i), result.tower(i), a.context_->modulus(i));
   });
   result.secret_ = a.secret_ || b.secret_;
@@ -532,8 +532,13 @@ std::array<RnsPoly, 3> tensor_product_to_coefficients(const RnsPoly& a0, const R
 }
 
 RnsPoly operator-(const RnsPoly& a) {
-  RnsPoly result = a.clone();
-  result.negate();
+  a.require_not_empty("operator-");
+  // One pass (read a, write the result), not a copy and then a negation.
+  RnsPoly result(a.context_, a.tower_count_, a.form_, RnsPoly::Uninitialized{});
+  detail::for_each_tower_streaming(a.tower_count_, a.degree_, [&](std::size_t i) {
+    math::negate_mod(a.tower(i), result.tower(i), a.context_->modulus(i));
+  });
+  result.secret_ = a.secret_;
   return result;
 }
 

@@ -14,7 +14,13 @@ namespace heft::rlwe::detail {
 // metadata.
 void add_parts(Ciphertext& a, const Ciphertext& b, bool subtract);
 
-// a with every part negated (its metadata kept).
+// a's parts plus (or minus) b's into a new ciphertext, in one pass over
+// each (no copy of a first: an out-of-place sum reads a and b and writes the
+// result once). A part only one of them has is copied (negated for b's when
+// subtracting). Unchecked as add_parts; the result keeps a's metadata.
+[[nodiscard]] Ciphertext sum_of_parts(const Ciphertext& a, const Ciphertext& b, bool subtract);
+
+// a with every part negated (its metadata kept), in one pass.
 [[nodiscard]] Ciphertext negated(const Ciphertext& a);
 
 }  // namespace heft::rlwe::detail

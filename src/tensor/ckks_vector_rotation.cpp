@@ -149,4 +149,18 @@ CKKSVector CKKSVector::slice(std::size_t begin, std::size_t end) const {
   return gather(end - begin, begin, op);
 }
 
+CKKSVector CKKSVector::truncated(std::size_t size) const {
+  constexpr const char* op = "CKKSVector::truncated";
+  require_valid(op);
+  if (size == 0 || size > size_) {
+    throw InvalidArgument(std::string(op) + ": " + std::to_string(size) + " is not a size in [1, " +
+                          std::to_string(size_) + "]");
+  }
+  const std::size_t count = detail::chunk_count(size, context_->slot_count());
+  std::vector<Ciphertext> chunks;
+  for (std::size_t c = 0; c < count; ++c)
+    chunks.push_back(chunks_[c].clone());
+  return {context_, std::move(chunks), size, clean_padding_ && size == size_};
+}
+
 }  // namespace heft::tensor

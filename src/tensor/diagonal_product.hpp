@@ -51,17 +51,20 @@ struct SlotLayout {
 inline std::vector<std::vector<std::size_t>> diagonal_indices(const SlotLayout& layout,
                                                               std::size_t sources) {
   const std::size_t width = layout.width();
-  std::vector<char> has_output(width);
+  // Only the slots with an output are tried for each k: a small matrix's
+  // few outputs make this O(row x outputs), not O(row x width) (which at
+  // 4096 slots was 12 ms of every 2 x 1 product).
+  std::vector<std::size_t> outputs;
   for (std::size_t p = 0; p < width; ++p)
-    has_output[p] = layout.output_index(p) != kNoIndex;
+    if (layout.output_index(p) != kNoIndex) outputs.push_back(p);
   std::vector<std::vector<std::size_t>> indices(sources);
   for (std::size_t s = 0; s < sources; ++s) {
     std::vector<char> has_input(width);
     for (std::size_t q = 0; q < width; ++q)
       has_input[q] = layout.input_index(s, q) != kNoIndex;
     for (std::size_t k = 0; k < layout.row; ++k)
-      for (std::size_t p = 0; p < width; ++p)
-        if (has_output[p] && has_input[layout.rotated(p, k)]) {
+      for (const std::size_t p : outputs)
+        if (has_input[layout.rotated(p, k)]) {
           indices[s].push_back(k);
           break;
         }

@@ -82,6 +82,26 @@ TEST(CKKSVectorRotation, SlicesAndSumsAfterThem) {
   expect_close(small.rotate(2).add(small.slice(0, 5)).decrypt(), {4, 6, 8, 5, 7});
 }
 
+TEST(CKKSVectorRotation, TruncationKeepsTheFirstValuesWithNoLevel) {
+  const auto& context = testing::shared_ckks_context();
+  const Reals a = testing::random_reals(3000, 5);
+  const auto x = CKKSVector::encrypt(context, a);
+  for (const std::size_t size : {1u, 7u, 2048u, 2500u, 3000u}) {
+    SCOPED_TRACE(size);
+    const auto y = x.truncated(size);
+    EXPECT_EQ(y.size(), size);
+    EXPECT_EQ(y.level(), x.level());
+    EXPECT_EQ(y.ciphertexts().size(), size > 2048 ? 2u : 1u);
+    EXPECT_EQ(y.padding_is_zero(), size == 3000);
+    const Reals want(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(size));
+    expect_close(y.decrypt(), want);
+    // sum() masks the slots past the size, which still hold x's values.
+    EXPECT_NEAR(y.sum().decrypt()[0], std::accumulate(want.begin(), want.end(), 0.0), 1e-3);
+  }
+  EXPECT_THROW((void)x.truncated(0), InvalidArgument);
+  EXPECT_THROW((void)x.truncated(3001), InvalidArgument);
+}
+
 TEST(CKKSVectorRotation, ErrorsAreTypedAndLeaveTheOperandUnchanged) {
   const Reals a = {1, 2, 3, 4, 5};
   const auto x = CKKSVector::encrypt(testing::shared_ckks_context(), a);

@@ -143,6 +143,7 @@ class HEFT_EXPORT RnsPoly {
   friend bool operator==(const RnsPoly& a, const RnsPoly& b);
   friend RnsPoly operator+(const RnsPoly& a, const RnsPoly& b);
   friend RnsPoly operator-(const RnsPoly& a, const RnsPoly& b);
+  friend RnsPoly operator-(const RnsPoly& a);
   friend RnsPoly operator*(const RnsPoly& a, const RnsPoly& b);
   friend std::array<RnsPoly, 3> tensor_product(const RnsPoly& a0, const RnsPoly& a1,
                                                const RnsPoly& b0, const RnsPoly& b1);

@@ -163,6 +163,12 @@ class HEFT_EXPORT CKKSVector {
   // and masks as rotate(), one level unless nothing moves within whole
   // ciphertexts. InvalidArgument for an empty or out-of-range slice.
   [[nodiscard]] CKKSVector slice(std::size_t begin, std::size_t end) const;
+  // The first `size` values as a vector of that size, with no work and no
+  // level: the slots past them keep what they held, so its padding is no
+  // longer known to be zero (sum() and dot() mask it first). What a result
+  // that is already in place needs (TenSEAL's enc_matmul_plain).
+  // InvalidArgument for 0 or more than size().
+  [[nodiscard]] CKKSVector truncated(std::size_t size) const;
 
   // ---- serialization ----
   // ---- bootstrapping and general linear transforms ----

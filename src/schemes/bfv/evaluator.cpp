@@ -138,8 +138,7 @@ void Evaluator::require_same_level_operands(const Ciphertext& a, const Ciphertex
 Ciphertext Evaluator::add_or_sub(const Ciphertext& a, const Ciphertext& b, bool subtract,
                                  const char* operation) const {
   require_same_level_operands(a, b, operation);
-  Ciphertext out = a.clone();
-  rlwe::detail::add_parts(out, b, subtract);
+  Ciphertext out = rlwe::detail::sum_of_parts(a, b, subtract);  // one pass, no copy of a
   check_transparent(out, operation);
   return out;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "heft/math/kernels.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/util/error.hpp"
 #include "math/integer_double.hpp"
@@ -168,16 +169,29 @@ void Evaluator::sub_inplace(Ciphertext& a, const Ciphertext& b) const {
   add_or_sub(a, b, true, "sub");
 }
 
-Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
+Ciphertext Evaluator::sum_or_difference(const Ciphertext& a, const Ciphertext& b, bool subtract,
+                                        const char* operation) const {
+  require_operand(a, operation);
+  require_operand(b, operation);
+  if (a.level() == b.level() && same_scale(a.scale, b.scale)) {
+    // Aligned (the common case): one pass into the result, no copy of a.
+    Ciphertext out = rlwe::detail::sum_of_parts(a, b, subtract);
+    check_transparent(out, operation);
+    out.slots = combined_slots(a.slots, b.slots);
+    out.needs_rescale = a.needs_rescale || b.needs_rescale;
+    return out;
+  }
   Ciphertext out = a.clone();
-  add_inplace(out, b);
+  add_or_sub(out, b, subtract, operation);
   return out;
 }
 
+Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
+  return sum_or_difference(a, b, false, "add");
+}
+
 Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
-  Ciphertext out = a.clone();
-  sub_inplace(out, b);
-  return out;
+  return sum_or_difference(a, b, true, "sub");
 }
 
 Ciphertext Evaluator::negate(const Ciphertext& a) const {
@@ -198,6 +212,27 @@ Ciphertext Evaluator::add_or_sub_plain(const Ciphertext& a, const Plaintext& p, 
                                        const char* operation) const {
   require_operand(a, operation);
   require_plaintext(p, operation);
+  if (p.level() >= a.level() && same_scale(a.scale, p.scale) && !rescale_pending(a)) {
+    // Aligned (the common case: p encoded at a's level and scale): the first
+    // part in one pass from a's and p's towers, the others copied; no copy
+    // of a or of p first.
+    Ciphertext out = Ciphertext::with_metadata(a);
+    const ring::RnsPoly& c0 = a.parts[0];
+    ring::RnsPoly first = ring::RnsPoly::uninitialized(c0.context(), c0.tower_count(), c0.form());
+    for (std::size_t t = 0; t < c0.tower_count(); ++t) {
+      if (subtract) {
+        math::sub_mod(c0.tower(t), p.poly.tower(t), first.tower(t), c0.modulus(t));
+      } else {
+        math::add_mod(c0.tower(t), p.poly.tower(t), first.tower(t), c0.modulus(t));
+      }
+    }
+    out.parts.push_back(std::move(first));
+    for (std::size_t i = 1; i < a.parts.size(); ++i)
+      out.parts.push_back(a.parts[i].clone());
+    out.c1_seed = a.c1_seed;  // c_1 is a's: a seeded save stays seeded
+    out.slots = combined_slots(out.slots, p.slots);
+    return out;
+  }
   Ciphertext out = a.clone();
   align_to_plain(out, p, operation);
   const ring::RnsPoly poly = plain_at(p, out.level() + 1);

@@ -193,6 +193,9 @@ class HEFT_EXPORT Evaluator : public rlwe::TransparentResults {
   // Lowers a to `level` with scale `scale` (see the class comment).
   void bring_to(Ciphertext& a, std::size_t level, double scale, const char* operation) const;
   void add_or_sub(Ciphertext& a, const Ciphertext& b, bool subtract, const char* operation) const;
+  // a + b (or a - b) as a new ciphertext: one pass when aligned.
+  [[nodiscard]] Ciphertext sum_or_difference(const Ciphertext& a, const Ciphertext& b,
+                                             bool subtract, const char* operation) const;
   // Brings a to p's level (or below) and scale in automatic mode; in either
   // mode MismatchError unless they then match.
   void align_to_plain(Ciphertext& a, const Plaintext& p, const char* operation) const;
