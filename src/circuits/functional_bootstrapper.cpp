@@ -72,17 +72,21 @@ FunctionalBootstrapper::FunctionalBootstrapper(std::shared_ptr<const rlwe::Conte
                           " is not an even number in [2, " + std::to_string(kLargestModulus) + "]");
   range_ = 2.0 * static_cast<double>(bootstrap.mod_range) + 1.0;
   table_degree_ = table_degree(modulus, bootstrap.mod_range);
-  const std::vector<double> ones(table_degree_ + 1, 1.0);
-  table_depth_ = Polynomial::chebyshev(ones, -range_, range_).depth();
   coeffs_to_slots_levels_ = bootstrap.coeffs_to_slots_levels;
-  const std::size_t eval_mod_levels = Bootstrapper::depth_for(bootstrap) -
-                                      bootstrap.coeffs_to_slots_levels -
-                                      bootstrap.slots_to_coeffs_levels;
-  if (table_depth_ > eval_mod_levels) {
+  // EvalMod's levels in a chain: a table in place of its sine takes those
+  // of a sine of the table's degree.
+  const auto eval_mod_levels = [&](std::size_t sine_degree) {
+    BootstrapParameters p = bootstrap;
+    p.sine_degree = sine_degree;
+    return Bootstrapper::depth_for(p) - p.coeffs_to_slots_levels - p.slots_to_coeffs_levels;
+  };
+  table_depth_ = eval_mod_levels(table_degree_);
+  const std::size_t chain_levels = eval_mod_levels(bootstrap.sine_degree);
+  if (table_depth_ > chain_levels) {
     throw InvalidArgument(
         "FunctionalBootstrapper: a table of p = " + std::to_string(modulus) + " takes " +
         std::to_string(table_depth_) + " levels of EvalMod's primes; these parameters have " +
-        std::to_string(eval_mod_levels) + " (functional_bootstrap_preset makes parameters for p)");
+        std::to_string(chain_levels) + " (functional_bootstrap_preset makes parameters for p)");
   }
 }
 

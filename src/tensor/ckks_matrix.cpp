@@ -103,11 +103,7 @@ void CKKSMatrix::require_valid(const char* operation) const {
 
 std::size_t CKKSMatrix::level() const {
   require_valid("CKKSMatrix::level");
-  const auto& evaluator = context_->ckks_evaluator();
-  std::size_t level = evaluator.effective_level(blocks_[0]);
-  for (const auto& ct : blocks_)
-    level = std::min(level, evaluator.effective_level(ct));
-  return level;
+  return detail::lowest_level(context_->ckks_evaluator(), blocks_);
 }
 
 CKKSMatrix::Rows CKKSMatrix::decrypt() const {

@@ -115,10 +115,6 @@ std::vector<double> column_mask(std::size_t slots, std::size_t b, std::size_t k,
   return mask;
 }
 
-const rlwe::GaloisKeys& keys_for(const TensorContext& context, const char* operation) {
-  return context.galois_keys(operation);
-}
-
 // x with no rescale pending.
 Ciphertext settled(const TensorContext& context, const Ciphertext& x) {
   return x.needs_rescale && x.level() > 0 ? context.ckks_evaluator().rescale(x) : x.clone();
@@ -131,7 +127,7 @@ Ciphertext apply(const TensorContext& context, const Ciphertext& x,
   const bool rotates = diagonals.size() > 1 || diagonals.begin()->first != 0;
   return CKKSVectorOps::finish_product(
       context, detail::apply_slot_diagonals(context, ready, diagonals,
-                                            rotates ? &keys_for(context, operation) : nullptr));
+                                            rotates ? &context.galois_keys(operation) : nullptr));
 }
 
 // phi^k(x) for k = 0 .. b - 1: the columns of every block shifted left by k.
@@ -144,7 +140,7 @@ std::vector<Ciphertext> column_shifts(const TensorContext& context, const Cipher
     steps.push_back(static_cast<int64_t>(k));
   std::vector<Ciphertext> ahead, wrapped;
   if (!steps.empty()) {
-    const auto& keys = keys_for(context, operation);
+    const auto& keys = context.galois_keys(operation);
     // rotate(x, k - b) = rotate(rotate(x, -b), k): one set of steps for both.
     const Ciphertext back = evaluator.rotate(x, -static_cast<int64_t>(b), keys);
     ahead = evaluator.rotate_hoisted(x, steps, keys);
@@ -174,7 +170,8 @@ std::vector<Ciphertext> row_shifts(const TensorContext& context, const Ciphertex
   std::vector<Ciphertext> out;
   out.push_back(x.clone());
   if (!steps.empty())
-    for (auto& ct : context.ckks_evaluator().rotate_hoisted(x, steps, keys_for(context, operation)))
+    for (auto& ct :
+         context.ckks_evaluator().rotate_hoisted(x, steps, context.galois_keys(operation)))
       out.push_back(std::move(ct));
   return out;
 }
@@ -242,7 +239,7 @@ CKKSMatrix CKKSMatrix::matmul(const CKKSMatrix& other) const {
     throw MismatchError(std::string(op) + ": blocks of " + std::to_string(block_) + " and " +
                         std::to_string(other.block_) + " (encrypt both with the same block size)");
   detail::require_levels(3, std::min(level(), other.level()), op);
-  if (block_ > 1) (void)keys_for(*context_, op);
+  if (block_ > 1) (void)context_->galois_keys(op);
   if (context_->auto_relin()) (void)context_->relin_key(op);
   const TensorContext& context = *context_;
   const auto& evaluator = context.ckks_evaluator();
@@ -286,7 +283,7 @@ CKKSVector CKKSVector::matmul(const CKKSMatrix& matrix) const {
   if (auto refreshed = refreshed_if_short(levels)) return refreshed->matmul(matrix);
   detail::require_levels(levels, level(), op);
   detail::require_levels(2, matrix.level(), op);
-  (void)keys_for(*context_, op);
+  (void)context_->galois_keys(op);
   if (context_->auto_relin()) (void)context_->relin_key(op);
   const TensorContext& context = *context_;
   const auto& evaluator = context.ckks_evaluator();
@@ -301,7 +298,7 @@ CKKSVector CKKSVector::matmul(const CKKSMatrix& matrix) const {
   const auto tau = tau_diagonals(slots, b);
   for (std::size_t index = 0; index < transformed.size(); ++index)
     transformed[index] = apply(context, matrix.ciphertexts()[index], tau, op);
-  const auto& keys = keys_for(context, op);
+  const auto& keys = context.galois_keys(op);
   // Column block c: sum over the row blocks, then over the rows of the block.
   auto sums = detail::map_chunks(column_blocks, [&](std::size_t c) {
     std::optional<Ciphertext> total;

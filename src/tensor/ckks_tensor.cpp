@@ -98,11 +98,7 @@ PlainTensor CKKSTensor::decrypt_with(const rlwe::SecretKey* secret_key) const {
 
 std::size_t CKKSTensor::level() const {
   require_valid("CKKSTensor::level");
-  const auto& evaluator = context_->ckks_evaluator();
-  std::size_t level = evaluator.effective_level(elements_[0]);
-  for (const auto& ct : elements_)
-    level = std::min(level, evaluator.effective_level(ct));
-  return level;
+  return detail::lowest_level(context_->ckks_evaluator(), elements_);
 }
 
 CKKSTensor CKKSTensor::combine(const CKKSTensor& other, int kind, const char* operation) const {

@@ -158,11 +158,7 @@ double CKKSVector::measure_noise_bits(std::span<const double> expected) const {
 
 std::size_t CKKSVector::level() const {
   require_valid("CKKSVector::level");
-  const auto& evaluator = context_->ckks_evaluator();
-  std::size_t level = evaluator.effective_level(chunks_[0]);
-  for (const auto& ct : chunks_)
-    level = std::min(level, evaluator.effective_level(ct));
-  return level;
+  return detail::lowest_level(context_->ckks_evaluator(), chunks_);
 }
 
 double CKKSVector::scale() const {

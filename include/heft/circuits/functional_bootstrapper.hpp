@@ -70,7 +70,8 @@ class HEFT_EXPORT FunctionalBootstrapper {
   [[nodiscard]] std::size_t output_level() const noexcept;
   // Levels a table's polynomial takes (in place of EvalMod's sine).
   [[nodiscard]] std::size_t table_depth() const noexcept { return table_depth_; }
-  // The polynomial G of `table` (see the file comment), for tests.
+  // The polynomial G of `table` that evaluate() applies (see the file
+  // comment): InvalidArgument for a table of another size or not finite.
   [[nodiscard]] Polynomial table_polynomial(std::span<const double> table) const;
   // The keys: those of a bootstrap in this order (Bootstrapper::create_keys).
   [[nodiscard]] BootstrapKeys create_keys(const rlwe::SecretKey& secret,
