@@ -5,10 +5,12 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <numbers>
 #include <set>
 #include <string>
 
+#include "circuits/trigonometric_chebyshev.hpp"
 #include "heft/circuits/approximation.hpp"
 #include "heft/circuits/homomorphic_dft.hpp"
 #include "heft/rlwe/mod_raise.hpp"
@@ -22,6 +24,14 @@ namespace {
 // interpolant is within 2^-40 (or at `degree` if given).
 Polynomial sine_polynomial(double r, std::size_t degree) {
   const auto f = [](double a) { return std::sin(std::numbers::pi * a) / (2 * std::numbers::pi); };
+  // Above what sampled interpolation takes (a bootstrapper whose EvalMod
+  // levels are sized for a lookup table's degree), the expansion in closed
+  // form: sin(pi a) / 2 pi = Re(-i / 2 pi exp(i pi a)).
+  if (degree > 4095) {
+    const std::vector<std::complex<double>> c = {{0.0, -1.0 / (2 * std::numbers::pi)}};
+    return Polynomial::chebyshev(detail::chebyshev_of_waves(c, {std::numbers::pi * r}, degree), -r,
+                                 r);
+  }
   if (degree != 0) return chebyshev_interpolate(f, -r, r, degree);
   for (std::size_t d = 15; d <= 4095; d = 2 * d + 1) {
     Polynomial p = chebyshev_interpolate(f, -r, r, d);

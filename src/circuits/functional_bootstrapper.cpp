@@ -28,24 +28,6 @@ BootstrapParameters phases_only(BootstrapParameters parameters) {
   return parameters;
 }
 
-// The coefficients c_k, k = -p/2 + 1 .. p/2 (index k + p/2 - 1), of the
-// trigonometric polynomial whose value at the phase of m - p/2 is f(m).
-std::vector<std::complex<double>> table_coefficients(std::span<const double> table) {
-  const std::size_t p = table.size();
-  const auto half = static_cast<int64_t>(p / 2);
-  std::vector<std::complex<double>> c;
-  for (int64_t k = -half + 1; k <= half; ++k) {
-    std::complex<double> sum = 0;
-    for (std::size_t m = 0; m < p; ++m) {
-      const double angle = -2 * std::numbers::pi * static_cast<double>(k) * static_cast<double>(m) /
-                           static_cast<double>(p);
-      sum += table[m] * std::polar(1.0, angle);
-    }
-    c.push_back(sum * ((k % 2 == 0) ? 1.0 : -1.0) / static_cast<double>(p));
-  }
-  return c;
-}
-
 }  // namespace
 
 std::size_t FunctionalBootstrapper::table_degree(std::size_t modulus, std::size_t mod_range) {
@@ -67,9 +49,9 @@ FunctionalBootstrapper::FunctionalBootstrapper(std::shared_ptr<const rlwe::Conte
       modulus_(modulus),
       bootstrapper_(context_, phases_only(bootstrap)),
       evaluator_(context_) {
-  if (modulus < 2 || modulus > kLargestModulus || modulus % 2 != 0)
+  if (modulus < 2 || modulus > kLargestModulus)
     throw InvalidArgument("FunctionalBootstrapper: the modulus p = " + std::to_string(modulus) +
-                          " is not an even number in [2, " + std::to_string(kLargestModulus) + "]");
+                          " is outside [2, " + std::to_string(kLargestModulus) + "]");
   range_ = 2.0 * static_cast<double>(bootstrap.mod_range) + 1.0;
   table_degree_ = table_degree(modulus, bootstrap.mod_range);
   coeffs_to_slots_levels_ = bootstrap.coeffs_to_slots_levels;
@@ -110,13 +92,8 @@ Polynomial FunctionalBootstrapper::table_polynomial(std::span<const double> tabl
   for (const double value : table)
     if (!std::isfinite(value))
       throw InvalidArgument("FunctionalBootstrapper: a table entry is not finite");
-  const auto c = table_coefficients(table);
-  const auto half = static_cast<int64_t>(modulus_ / 2);
-  std::vector<double> frequencies;  // pi k r for k = -p/2 + 1 .. p/2 (u = r x)
-  for (int64_t k = -half + 1; k <= half; ++k)
-    frequencies.push_back(std::numbers::pi * static_cast<double>(k) * range_);
-  return Polynomial::chebyshev(detail::chebyshev_of_waves(c, frequencies, table_degree_), -range_,
-                               range_);
+  return Polynomial::chebyshev(detail::lookup_table_chebyshev(table, range_, table_degree_),
+                               -range_, range_);
 }
 
 rlwe::Ciphertext FunctionalBootstrapper::phase(const rlwe::Ciphertext& x, const BootstrapKeys& keys,
@@ -135,7 +112,7 @@ rlwe::Ciphertext FunctionalBootstrapper::phase(const rlwe::Ciphertext& x, const 
   // Real, and m - p/2: the phase (m - p/2) / p lies in [-1/2, 1/2).
   rlwe::Ciphertext real = evaluator_.add(in, evaluator_.conjugate(in, keys.galois));
   real.scale *= 2;
-  real = evaluator_.sub_scalar(real, unit * static_cast<double>(modulus_ / 2));
+  real = evaluator_.sub_scalar(real, unit * static_cast<double>(modulus_) / 2);
   // The exact scale q_0 / p: align_to's integer stays below 2^50 (a label
   // exact to 2^-50), the rest is a power of two multiplied in afterwards.
   const auto& q = context_->parameters().ciphertext_moduli;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <numbers>
 
 namespace heft::circuits::detail {
 
@@ -68,6 +70,25 @@ std::vector<double> chebyshev_of_waves(const std::vector<std::complex<double>>& 
     }
   }
   return coefficients;
+}
+
+std::vector<double> lookup_table_chebyshev(std::span<const double> table, double range,
+                                           std::size_t degree) {
+  const auto p = static_cast<int64_t>(table.size());
+  std::vector<std::complex<double>> c;
+  std::vector<double> frequencies;  // pi k range (u = range x)
+  for (int64_t k = -((p - 1) / 2); k <= p / 2; ++k) {
+    std::complex<double> sum = 0;
+    for (int64_t m = 0; m < p; ++m) {
+      // k m reduced mod p first: the angle stays below 2 pi.
+      const double angle = -2 * std::numbers::pi * static_cast<double>(((k * m) % p + p) % p) /
+                           static_cast<double>(p);
+      sum += table[static_cast<std::size_t>(m)] * std::polar(1.0, angle);
+    }
+    c.push_back(sum * ((k % 2 == 0) ? 1.0 : -1.0) / static_cast<double>(p));
+    frequencies.push_back(std::numbers::pi * static_cast<double>(k) * range);
+  }
+  return chebyshev_of_waves(c, frequencies, degree);
 }
 
 }  // namespace heft::circuits::detail

@@ -15,6 +15,7 @@
 
 #include <complex>
 #include <cstddef>
+#include <span>
 #include <vector>
 
 namespace heft::circuits::detail {
@@ -31,5 +32,16 @@ namespace heft::circuits::detail {
 [[nodiscard]] std::vector<double> chebyshev_of_waves(const std::vector<std::complex<double>>& c,
                                                      const std::vector<double>& w,
                                                      std::size_t degree);
+
+// The Chebyshev coefficients (on [-range, range], up to `degree`) of a
+// lookup table's trigonometric polynomial
+//   G(u) = Re sum_k c_k exp(i pi k u),  k = -floor((p - 1) / 2) .. floor(p / 2),
+//   c_k = (-1)^k / p sum_m table[m] exp(-2 pi i k m / p),  p = table.size(),
+// whose value at u = 2 (m - p/2) / p + 2I is table[m] for every integer m in
+// [0, p) and every integer I: the k form a complete set of residues mod p
+// (the lowest frequencies that do), and (-1)^k undoes the shift by p/2
+// that centres the phase (functional_bootstrapper.hpp).
+[[nodiscard]] std::vector<double> lookup_table_chebyshev(std::span<const double> table,
+                                                         double range, std::size_t degree);
 
 }  // namespace heft::circuits::detail

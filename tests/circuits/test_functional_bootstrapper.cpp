@@ -61,7 +61,7 @@ double table_error(const Fixture& f, const rlwe::Ciphertext& ct, const std::vect
 }
 
 TEST(CircuitsFunctionalBootstrapper, RandomTablesAreExact) {
-  for (const std::size_t p : {4u, 16u, 256u}) {
+  for (const std::size_t p : {4u, 16u, 17u, 256u}) {
     SCOPED_TRACE(p);
     const Fixture f(p);
     const auto m = all_residues(f.fbt.bootstrapper().slots(), p, p);
@@ -175,7 +175,8 @@ TEST(CircuitsFunctionalBootstrapper, RefusesBadInput) {
   const auto low =
       f.setup.encrypt(std::vector<cd>(f.fbt.bootstrapper().slots(), 1.0), f.fbt.entry_level() - 1);
   EXPECT_THROW((void)f.fbt.evaluate(low, identity_table(p), f.keys), InvalidArgument);
-  EXPECT_THROW(FunctionalBootstrapper(f.setup.context, f.preset.bootstrap, 3), InvalidArgument);
+  EXPECT_THROW(FunctionalBootstrapper(f.setup.context, f.preset.bootstrap, 1), InvalidArgument);
+  EXPECT_THROW(FunctionalBootstrapper(f.setup.context, f.preset.bootstrap, 5000), InvalidArgument);
   // A chain whose EvalMod levels are too few for p = 64's table.
   EXPECT_THROW(FunctionalBootstrapper(f.setup.context, f.preset.bootstrap, 64), InvalidArgument);
   EXPECT_THROW((void)functional_bootstrap_preset("n16", 16), InvalidArgument);

@@ -14,7 +14,7 @@
 //    k holds a = (m - p/2) / p + I, I a small integer (|I| <= K), plus an
 //    imaginary part that is an integer too.
 // 3. In place of EvalMod's sine, each table as a function of u = 2 Re = 2a:
-//      G(u) = Re sum_k c_k exp(i pi k u),  k in (-p/2, p/2],
+//      G(u) = Re sum_k c_k exp(i pi k u),  k in [-(p-1)/2, p/2] (integers),
 //    c_k = (-1)^k / p sum_m f(m) w^(-k m) (w = exp(2 pi i / p), the inverse
 //    DFT of the table), so that G(2a) = f(m) whatever the integer I is. G is
 //    a trigonometric polynomial of frequency at most pi p / 2; its Chebyshev
@@ -49,7 +49,8 @@ class HEFT_EXPORT FunctionalBootstrapper {
  public:
   // `bootstrap`: the chain's settings (functional_bootstrap_preset's); its
   // order is taken as SlotsToCoeffs first with real slots and no message
-  // ratio, whatever they say. `modulus`: p, even, in [2, 4096].
+  // ratio, whatever they say. `modulus`: p in [2, 4096], even or odd (a
+  // small prime, as BFV and BGV use).
   // InvalidArgument for a p out of range or parameters whose EvalMod levels
   // (the sine's depth) are fewer than a table's polynomial takes: the table
   // runs on EvalMod's primes, whose sizes keep its scales exact.
