@@ -19,6 +19,10 @@
 //       every slot; counters: the largest error against the table, the
 //       entries that round wrong (none expected), the table's depth and the
 //       output level. CKKS_FBT_multi/... applies three tables at once.
+//   BFV_FBT/<t>/<preset>/threads:<t>   a BFV ciphertext of random integers
+//       mod t in every coefficient through a random table (BfvBgvBootstrapper
+//       on functional_bootstrap_preset(preset, t)); counters: coefficients
+//       wrong (none expected), the output's noise budget and level.
 // Every row counts the peak memory so far (ru_maxrss, GiB). Set-up
 // (parameters, transforms, keys) is not timed, except by the KeyGen row.
 // Presets: small, small-encaps, n16-encaps, and the dense-secret n16 (its
@@ -38,10 +42,12 @@
 #include <utility>
 #include <vector>
 
+#include "heft/circuits/bfv_bgv_bootstrapper.hpp"
 #include "heft/circuits/bootstrap_presets.hpp"
 #include "heft/circuits/functional_bootstrapper.hpp"
 #include "heft/rlwe/encryptor.hpp"
 #include "heft/rlwe/keys.hpp"
+#include "heft/schemes/bfv/encryptor.hpp"
 #include "heft/schemes/ckks/encoder.hpp"
 #include "heft/schemes/ckks/evaluator.hpp"
 #include "heft/util/parallel.hpp"
@@ -52,6 +58,7 @@ namespace {
 using cd = std::complex<double>;
 namespace circuits = heft::circuits;
 namespace rlwe = heft::rlwe;
+namespace bfv = heft::bfv;
 
 double peak_memory_gib() {
   rusage usage{};
@@ -166,11 +173,48 @@ struct FbtSetup {
   rlwe::Ciphertext input;
 };
 
-// One set-up at a time, of either kind (rows run grouped by preset and
+// The same for BFV ciphertexts of coefficient-encoded integers mod t.
+struct BfvFbtSetup {
+  BfvFbtSetup(const std::string& name, uint64_t t)
+      : preset(circuits::functional_bootstrap_preset(name, t)),
+        ckks(rlwe::Context::create(preset.parameters)),
+        integer(rlwe::Context::create(
+            circuits::BfvBgvBootstrapper::integer_parameters(preset.parameters, t))),
+        bootstrapper(ckks, integer, preset.bootstrap),
+        keygen(integer),
+        keys(bootstrapper.create_keys(keygen.secret_key())) {
+    std::mt19937_64 rng(t);
+    message.resize(integer->degree());
+    for (auto& m : message)
+      m = rng() % t;
+    table.resize(t);
+    for (auto& v : table)
+      v = rng() % t;
+    input = bfv::Encryptor(keygen.secret_key()).encrypt({message, t});
+    benchmark::DoNotOptimize(bootstrapper.evaluate_bfv(input, table, keys));
+  }
+
+  circuits::BootstrapPreset preset;
+  std::shared_ptr<const rlwe::Context> ckks, integer;
+  circuits::BfvBgvBootstrapper bootstrapper;
+  rlwe::KeyGenerator keygen;
+  circuits::BootstrapKeys keys;
+  std::vector<uint64_t> message, table;
+  rlwe::Ciphertext input;
+};
+
+// One set-up at a time, of any kind (rows run grouped by preset and
 // order): an N = 2^16 set-up holds about 12 GiB, two would not fit.
 std::string current_setup;
 std::unique_ptr<Setup> bootstrap_setup;
 std::unique_ptr<FbtSetup> fbt_setup;
+std::unique_ptr<BfvFbtSetup> bfv_setup;
+
+void release_setups() {
+  bootstrap_setup.reset();
+  fbt_setup.reset();
+  bfv_setup.reset();
+}
 
 Setup& setup_for(const std::string& name,
                  circuits::BootstrapOrder order = circuits::BootstrapOrder::coeffs_to_slots_first,
@@ -179,8 +223,7 @@ Setup& setup_for(const std::string& name,
       name + (order == circuits::BootstrapOrder::slots_to_coeffs_first ? "/stc" : "/cts") +
       (real_slots ? "/real" : "");
   if (key != current_setup || !bootstrap_setup) {
-    bootstrap_setup.reset();
-    fbt_setup.reset();
+    release_setups();
     bootstrap_setup = std::make_unique<Setup>(name, order, real_slots);
     current_setup = key;
   }
@@ -190,12 +233,21 @@ Setup& setup_for(const std::string& name,
 FbtSetup& fbt_setup_for(const std::string& name, std::size_t p) {
   const std::string key = name + "/fbt/" + std::to_string(p);
   if (key != current_setup || !fbt_setup) {
-    bootstrap_setup.reset();
-    fbt_setup.reset();
+    release_setups();
     fbt_setup = std::make_unique<FbtSetup>(name, p);
     current_setup = key;
   }
   return *fbt_setup;
+}
+
+BfvFbtSetup& bfv_setup_for(const std::string& name, uint64_t t) {
+  const std::string key = name + "/bfv/" + std::to_string(t);
+  if (key != current_setup || !bfv_setup) {
+    release_setups();
+    bfv_setup = std::make_unique<BfvFbtSetup>(name, t);
+    current_setup = key;
+  }
+  return *bfv_setup;
 }
 
 void register_keygen(const std::string& preset) {
@@ -308,6 +360,28 @@ void register_fbt(const std::string& preset, std::size_t p, int threads, bool mu
   configure(b, preset);
 }
 
+void register_bfv_fbt(const std::string& preset, uint64_t t, int threads) {
+  const std::string name =
+      "BFV_FBT/" + std::to_string(t) + "/" + preset + "/threads:" + std::to_string(threads);
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) {
+    heft::set_num_threads(static_cast<std::size_t>(threads));
+    BfvFbtSetup& s = bfv_setup_for(preset, t);
+    rlwe::Ciphertext out;
+    for (auto _ : state)
+      out = s.bootstrapper.evaluate_bfv(s.input, s.table, s.keys);
+    const bfv::Decryptor decryptor(s.keygen.secret_key());
+    const auto got = decryptor.decrypt(out).coefficients;
+    double wrong = 0;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      wrong += got[i] != s.table[s.message[i]] ? 1 : 0;
+    state.counters["wrong_coefficients"] = wrong;
+    state.counters["noise_budget_bits"] = decryptor.invariant_noise_budget(out);
+    state.counters["output_level"] = static_cast<double>(out.level());
+    state.counters["peak_gib"] = peak_memory_gib();
+  });
+  configure(b, preset);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -328,11 +402,16 @@ int main(int argc, char** argv) {
   for (int threads : {1, 2})
     register_bootstrap("n16", circuits::BootstrapOrder::coeffs_to_slots_first, threads);
   for (const auto& [preset, moduli] : std::vector<std::pair<std::string, std::vector<std::size_t>>>{
-           {"small-encaps", {4, 16, 256}}, {"n16-encaps", {16, 64}}})
+           {"small-encaps", {4, 16, 256}}, {"n16-encaps", {16, 64, 256}}})
     for (const std::size_t p : moduli) {
       for (int threads : {1, 2})
         register_fbt(preset, p, threads, false);
       register_fbt(preset, p, 2, true);
     }
+  for (const auto& [preset, moduli] : std::vector<std::pair<std::string, std::vector<uint64_t>>>{
+           {"small-encaps", {16, 17}}, {"n16-encaps", {16}}})
+    for (const uint64_t t : moduli)
+      for (int threads : {1, 2})
+        register_bfv_fbt(preset, t, threads);
   return run_benchmarks(argc, argv);
 }

@@ -41,6 +41,9 @@ constexpr int kMessageRatioBitsSlotsToCoeffsFirst = 14;
 constexpr std::pair<std::string_view, int> kSlotsToCoeffsFirstPrecision[] = {
     {"small", 20}, {"small-encaps", 22}, {"n16-encaps", 18}};
 
+// The widths a functional preset's table primes are tried at, widest first
+// (functional_bootstrap_preset).
+constexpr int kTablePrimeBits[] = {60, 55, 50};
 // The lowest SlotsToCoeffs prime where there is room for it (see Layout).
 constexpr int kWideSlotsToCoeffsBits = 52;
 
@@ -59,6 +62,8 @@ struct Layout {
   int coeffs_to_slots_bits = kCoeffsToSlotsBits;
   // BootstrapPreset::precision_bits: measured max error, less a margin.
   int precision_bits = 0;
+  // EvalMod's primes (a functional preset's table runs on them).
+  int eval_mod_bits = kEvalModBits;
 };
 
 // The top level's scale such that the default scales of levels
@@ -94,7 +99,7 @@ BootstrapPreset make_preset(const Layout& layout) {
   bits.insert(bits.end(), layout.compute_levels, kComputeBits);
   bits.push_back(layout.last_slots_to_coeffs_bits);
   bits.insert(bits.end(), b.slots_to_coeffs_levels - 1, kSlotsToCoeffsBits);
-  bits.insert(bits.end(), eval_mod_levels, kEvalModBits);
+  bits.insert(bits.end(), eval_mod_levels, layout.eval_mod_bits);
   bits.insert(bits.end(), b.coeffs_to_slots_levels, layout.coeffs_to_slots_bits);
 
   BootstrapPreset preset;
@@ -220,19 +225,29 @@ BootstrapPreset functional_bootstrap_preset(std::string_view name, std::size_t m
   layout.bootstrap.message_ratio_bits = 0;
   layout.precision_bits = 0;
   // The table's levels are EvalMod's (60-bit primes); under a security
-  // level the computation levels make room for them.
-  for (;;) {
-    try {
-      BootstrapPreset preset = make_preset(layout);
-      // SlotsToCoeffs runs on the input's lowest levels: the output is
-      // above them (FunctionalBootstrapper::output_level).
-      preset.output_level += layout.bootstrap.slots_to_coeffs_levels;
-      return preset;
-    } catch (const InvalidArgument&) {
-      if (layout.compute_levels <= 1) throw;
-      --layout.compute_levels;
+  // level the computation levels make room for them, down to one. Where
+  // even one is too many (p = 256 at N = 2^16: 15 table levels), the table
+  // gets narrower primes: its rounding errors grow as the primes shrink
+  // (p = 256 at N = 2^12: largest error 9.4e-6 at 60 bits, 9.4e-4 at 50),
+  // far below the 1/2 that would round an entry wrong.
+  const std::size_t compute_levels = layout.compute_levels;
+  for (const int table_bits : kTablePrimeBits) {
+    layout.eval_mod_bits = table_bits;
+    for (layout.compute_levels = compute_levels; layout.compute_levels >= 1;
+         --layout.compute_levels) {
+      try {
+        BootstrapPreset preset = make_preset(layout);
+        // SlotsToCoeffs runs on the input's lowest levels: the output is
+        // above them (FunctionalBootstrapper::output_level).
+        preset.output_level += layout.bootstrap.slots_to_coeffs_levels;
+        return preset;
+      } catch (const InvalidArgument&) {
+      }
     }
   }
+  throw InvalidArgument("functional_bootstrap_preset: a table of p = " + std::to_string(modulus) +
+                        " does not fit the '" + std::string(name) +
+                        "' chain with a computation level left");
 }
 
 std::vector<std::string> bootstrap_preset_names() {

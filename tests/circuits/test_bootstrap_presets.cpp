@@ -17,6 +17,7 @@
 
 #include "circuits_test_support.hpp"
 #include "heft/circuits/bootstrap_presets.hpp"
+#include "heft/circuits/functional_bootstrapper.hpp"
 #include "heft/rlwe/security.hpp"
 #include "heft/util/error.hpp"
 
@@ -73,6 +74,19 @@ TEST(CircuitsBootstrapPresets, N16IsSecureByTheHeStandard) {
   }
   EXPECT_EQ(bootstrap_preset("small").parameters.security, rlwe::SecurityLevel::none);
   EXPECT_EQ(bootstrap_preset("small-encaps").parameters.security, rlwe::SecurityLevel::none);
+}
+
+TEST(CircuitsBootstrapPresets, FunctionalPresetsAtN16AreSecureUpToP256) {
+  for (const std::size_t p : {16u, 64u, 256u}) {
+    const BootstrapPreset preset = functional_bootstrap_preset("n16-encaps", p);
+    EXPECT_EQ(preset.parameters.security, rlwe::SecurityLevel::classic128) << p;
+    EXPECT_LE(preset.parameters.total_bits(), 1747) << p;
+    // Room for SlotsToCoeffs and the exact scale: an output can go through
+    // another table.
+    EXPECT_GE(preset.output_level, preset.bootstrap.slots_to_coeffs_levels + 1) << p;
+    EXPECT_EQ(preset.bootstrap.sine_degree, FunctionalBootstrapper::table_degree(p, 16)) << p;
+  }
+  EXPECT_THROW((void)functional_bootstrap_preset("n16-encaps", 4096), InvalidArgument);
 }
 
 TEST(CircuitsBootstrapPresets, EncapsulatedPresetsUseAWeight32SparseSecret) {

@@ -93,9 +93,12 @@ struct HEFT_EXPORT BootstrapPreset {
 // A preset for functional bootstrapping of integers mod `modulus`
 // (FunctionalBootstrapper): the chain of "small-encaps" or "n16-encaps" with
 // as many EvalMod levels as a table's polynomial takes, SlotsToCoeffs first,
-// real slots; at a security level the computation levels give way to them
-// (n16-encaps: 5 left at p = 16, 2 at p = 64; InvalidArgument when none
-// would be left, as for p = 256). output_level is the tables' output level.
+// real slots; at a security level the computation levels give way to them,
+// down to one, and then the table's primes narrow from 60 bits to 55 and 50
+// (n16-encaps: p = 16 and 64 at 60 bits, p = 256 at 55 bits with one
+// computation level). InvalidArgument when nothing fits. output_level is the
+// tables' output level (SlotsToCoeffs' levels above the computation levels:
+// an output can be a FunctionalBootstrapper's input again).
 [[nodiscard]] HEFT_EXPORT BootstrapPreset functional_bootstrap_preset(std::string_view name,
                                                                       std::size_t modulus);
 
