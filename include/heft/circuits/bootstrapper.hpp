@@ -180,15 +180,18 @@ class HEFT_EXPORT Bootstrapper {
 
   // Two iterations (META-BTS): y = bootstrap(x); the difference x - y, taken
   // at level 0 after the scale-up, is minus y's error, below 2^-bits in
-  // value; its integers are multiplied by 2^(bits - 2) and its scale label
-  // with them, so its values stay the error while its integers grow to the
-  // size of a message's, and bootstrapping it adds an error 2^(bits - 2)
-  // times smaller; y plus that bootstrap keeps only the second, smaller
-  // error. Two bootstraps' time, the same output level and scale, the same
-  // keys. bits: a lower bound on one bootstrap's precision by max error
-  // (BootstrapPreset::precision_bits); in [3, 50], InvalidArgument otherwise
-  // (before any work). A bound above the true precision amplifies the error
-  // past EvalMod's range and the result is wrong.
+  // value; its integers are multiplied by 2^(bits - 2) and bootstrapped as
+  // if it were a full-size message (its integers are), so the second
+  // bootstrap's error is 2^(bits - 2) times smaller relative to y's error;
+  // y times an integer M plus the second output times M / 2^(bits - 2)
+  // cancels the first error, and one rescale brings the sum to the level
+  // below output_level(), at that level's default scale: the refined
+  // output spends one level more than bootstrap(), whose last rounding (at
+  // the output scale) is what bounds its precision. Two bootstraps' time,
+  // the same keys. bits: a lower bound on one bootstrap's precision by max
+  // error (BootstrapPreset::precision_bits); in [3, 50], InvalidArgument
+  // otherwise (before any work). A bound above the true precision amplifies
+  // the error past EvalMod's range and the result is wrong.
   [[nodiscard]] rlwe::Ciphertext bootstrap_refined(const rlwe::Ciphertext& x,
                                                    const rlwe::RelinKey& relin,
                                                    const rlwe::GaloisKeys& keys, int bits) const;
