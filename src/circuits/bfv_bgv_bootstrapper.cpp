@@ -8,6 +8,8 @@
 #include <numeric>
 #include <string>
 
+#include <string.h>  // explicit_bzero
+
 #include "circuits/trigonometric_chebyshev.hpp"
 #include "heft/circuits/functional_bootstrapper.hpp"
 #include "heft/circuits/polynomial_evaluator.hpp"
@@ -107,9 +109,24 @@ BfvBgvBootstrapper::BfvBgvBootstrapper(std::shared_ptr<const rlwe::Context> ckks
     throw InvalidArgument(
         "BfvBgvBootstrapper: every coefficient is a message, so the bootstrapping must use all N/2 "
         "slots (BootstrapParameters::slots 0)");
+  // The output's K = Q_out / (t S) must be an integer large enough that
+  // its rounding (1 / 2K relative) is far below 1 / t.
+  if (output_level_bits() < 2 * std::log2(static_cast<double>(plain_modulus_)) + 20)
+    throw InvalidArgument(
+        "BfvBgvBootstrapper: the output level " + std::to_string(bootstrapper_.output_level()) +
+        " leaves too little modulus above its scale for t = " + std::to_string(plain_modulus_));
   range_ = 2.0 * static_cast<double>(bootstrap.mod_range) + 1.0;
   table_degree_ = FunctionalBootstrapper::table_degree(plain_modulus_, bootstrap.mod_range);
   table_depth_ = bootstrapper_.sine().depth();
+}
+
+double BfvBgvBootstrapper::output_level_bits() const {
+  const std::size_t level = bootstrapper_.output_level();
+  double bits =
+      -std::log2(static_cast<double>(plain_modulus_)) - std::log2(ckks_evaluator_.scale_at(level));
+  for (std::size_t j = 0; j <= level; ++j)
+    bits += std::log2(static_cast<double>(ckks_context_->parameters().ciphertext_moduli[j]));
+  return bits;
 }
 
 std::size_t BfvBgvBootstrapper::output_level() const noexcept {
@@ -123,8 +140,13 @@ BootstrapKeys BfvBgvBootstrapper::create_keys(const rlwe::SecretKey& secret,
         "BfvBgvBootstrapper::create_keys: the secret key is not of the integer "
         "context");
   std::vector<int64_t> coefficients = secret.coefficients();
+  // Wiped on every path (explicit_bzero: a plain fill before the vector's
+  // end could be optimised away).
+  struct Wipe {
+    std::vector<int64_t>& v;
+    ~Wipe() { explicit_bzero(v.data(), v.size() * sizeof(int64_t)); }
+  } wipe{coefficients};
   const rlwe::SecretKey same = rlwe::SecretKey::from_coefficients(ckks_context_, coefficients);
-  std::fill(coefficients.begin(), coefficients.end(), 0);
   return bootstrapper_.create_keys(same, progress);
 }
 
@@ -199,23 +221,20 @@ std::vector<rlwe::Ciphertext> BfvBgvBootstrapper::tables_to_bfv(
   for (std::size_t i = 0; i < tables.size(); ++i) {
     const rlwe::Ciphertext w = ckks.add(real[i], ckks.multiply_monomial(imag[i], half));
     const rlwe::Ciphertext c = bootstrapper_.slots_to_coeffs(w, keys.galois);
-    // Coefficient k is S f(m_k) + e; times K = round(Q / (t S)), from
-    // log2 K split into a 53-bit mantissa and a power of two.
+    // Coefficient k is S f(m_k) + e; times K = round(Q / (t S)): a
+    // 53-bit mantissa times a power of two (K far above t, checked at
+    // construction).
     const std::size_t level = c.level();
     double log2_k = -std::log2(static_cast<double>(plain_modulus_)) - std::log2(c.scale);
     for (std::size_t j = 0; j <= level; ++j)
       log2_k += std::log2(static_cast<double>(ckks_context_->parameters().ciphertext_moduli[j]));
-    const auto exponent = static_cast<int64_t>(std::floor(log2_k)) - 52;
+    const auto exponent = static_cast<uint64_t>(std::max(std::floor(log2_k) - 52, 0.0));
     const auto mantissa =
-        static_cast<uint64_t>(std::llround(std::exp2(log2_k - std::floor(log2_k) + 52)));
+        static_cast<uint64_t>(std::llround(std::exp2(log2_k - static_cast<double>(exponent))));
     std::vector<uint64_t> k_residues(level + 1);
     for (std::size_t j = 0; j <= level; ++j) {
       const auto& q = c.parts[0].modulus(j);
-      const uint64_t two = q.reduce(2);
-      const uint64_t power = exponent >= 0
-                                 ? q.pow(two, static_cast<uint64_t>(exponent))
-                                 : q.inverse(q.pow(two, static_cast<uint64_t>(-exponent)));
-      k_residues[j] = q.mul(q.reduce(mantissa), power);
+      k_residues[j] = q.mul(q.reduce(mantissa), q.pow(q.reduce(2), exponent));
     }
     rlwe::Ciphertext bfv = moved_to(c, *integer_context_);
     multiply_parts(bfv, k_residues);

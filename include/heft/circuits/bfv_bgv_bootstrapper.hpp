@@ -141,6 +141,8 @@ class HEFT_EXPORT BfvBgvBootstrapper {
   // A ciphertext's parts moved into `ring` (same primes, same residues).
   [[nodiscard]] static rlwe::Ciphertext moved_to(const rlwe::Ciphertext& x,
                                                  const rlwe::Context& context);
+  // log2(Q_out / (t S)) at the output level and its default scale.
+  [[nodiscard]] double output_level_bits() const;
   void require_table(std::span<const uint64_t> table) const;
   void require_integer_ciphertext(const rlwe::Ciphertext& x, const char* operation) const;
 
