@@ -67,8 +67,11 @@ if [[ $internal -ne 0 || $api -eq 0 ]]; then echo "libheft.so exports the wrong 
 
 step "consumer against the shared install (find_package)"
 build_consumer "$work/shared" "$work/consumer-shared"
-if ! ldd "$work/consumer-shared/app" | grep -q "$so"; then
-  echo "the consumer does not load $so:" >&2; ldd "$work/consumer-shared/app" >&2; exit 1
+# ldd's output captured first: `ldd | grep -q` under pipefail fails whenever
+# grep exits on its first match before ldd has written the rest (SIGPIPE).
+libraries=$(ldd "$work/consumer-shared/app")
+if ! grep -qF "$so" <<<"$libraries"; then
+  echo "the consumer does not load $so:" >&2; echo "$libraries" >&2; exit 1
 fi
 "$work/consumer-shared/app"
 echo "consumer check passed"

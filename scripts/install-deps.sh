@@ -13,7 +13,8 @@ packages=(build-essential cmake ninja-build pkg-config libssl-dev libgtest-dev l
           python3-distributed)
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  # (no `| grep -q`: under pipefail its early exit can fail the pipeline)
+  [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == "install ok installed" ]] || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""

@@ -50,6 +50,7 @@ BootstrapParameters table_settings(BootstrapParameters parameters, uint64_t t) {
   parameters.order = BootstrapOrder::coeffs_to_slots_first;
   parameters.real_slots = false;
   parameters.message_ratio_bits = 0;
+  parameters.arcsine_degree = 0;
   parameters.sine_degree = FunctionalBootstrapper::table_degree(t, parameters.mod_range);
   return parameters;
 }

@@ -40,6 +40,22 @@ Polynomial sine_polynomial(double r, std::size_t degree) {
   throw InvalidArgument("Bootstrapper: no sine interpolant of degree below 4096 for this range");
 }
 
+// arcsin(2 pi y) / 2 pi in the power basis, to `degree` (odd, 3 .. 15):
+// sum_k (2k)! / (4^k k!^2 (2k + 1)) (2 pi)^(2k) y^(2k + 1).
+Polynomial arcsine_polynomial(std::size_t degree) {
+  if (degree < 3 || degree > 15 || degree % 2 == 0)
+    throw InvalidArgument("Bootstrapper: arcsine_degree " + std::to_string(degree) +
+                          " is not an odd number in [3, 15] (or 0 for none)");
+  std::vector<std::complex<double>> c(degree + 1, 0.0);
+  double term = 1;  // (2k)! / (4^k k!^2)
+  for (std::size_t k = 0; 2 * k + 1 <= degree; ++k) {
+    if (k > 0) term *= static_cast<double>((2 * k - 1) * (2 * k)) / static_cast<double>(4 * k * k);
+    c[2 * k + 1] = term / static_cast<double>(2 * k + 1) *
+                   std::pow(2 * std::numbers::pi, static_cast<double>(2 * k));
+  }
+  return Polynomial::power(std::move(c));
+}
+
 Polynomial sine_for(const BootstrapParameters& parameters) {
   if (parameters.mod_range == 0) throw InvalidArgument("Bootstrapper: mod_range must be >= 1");
   return sine_polynomial(2.0 * static_cast<double>(parameters.mod_range) + 1.0,
@@ -68,6 +84,8 @@ std::size_t Bootstrapper::depth_for(const BootstrapParameters& parameters) {
   } else {
     eval_mod_levels = sine_for(parameters).depth();
   }
+  if (parameters.arcsine_degree != 0)
+    eval_mod_levels += arcsine_polynomial(parameters.arcsine_degree).depth();
   return parameters.coeffs_to_slots_levels + eval_mod_levels + parameters.slots_to_coeffs_levels;
 }
 
@@ -91,8 +109,9 @@ Bootstrapper::Bootstrapper(std::shared_ptr<const rlwe::Context> context,
                           " is not a power of two in [2, N/2]");
   }
   sine_ = sine_for(parameters);
+  if (parameters.arcsine_degree != 0) arcsine_ = arcsine_polynomial(parameters.arcsine_degree);
   const std::size_t needed =
-      parameters.coeffs_to_slots_levels + sine_.depth() + parameters.slots_to_coeffs_levels;
+      parameters.coeffs_to_slots_levels + eval_mod_depth() + parameters.slots_to_coeffs_levels;
   if (needed + 1 > context_->level_count()) {
     throw InvalidArgument("Bootstrapper: it needs " + std::to_string(needed) +
                           " levels above level 0; these parameters have " +
@@ -120,7 +139,7 @@ Bootstrapper::Bootstrapper(std::shared_ptr<const rlwe::Context> context,
   // its scale. Otherwise below EvalMod, with the scale-down described at
   // slots_to_coeffs_scale_down.
   const std::size_t first_stc =
-      stc_first ? to_coeffs.size() : top - parameters.coeffs_to_slots_levels - sine_.depth();
+      stc_first ? to_coeffs.size() : top - parameters.coeffs_to_slots_levels - eval_mod_depth();
   if (!stc_first)
     slots_to_coeffs_scale_down_ = slots_to_coeffs_scale_down(first_stc - (to_coeffs.size() - 1));
   for (std::size_t i = 0; i < to_coeffs.size(); ++i) {
@@ -159,14 +178,18 @@ double Bootstrapper::slots_to_coeffs_scale_down(std::size_t last_level) const {
   return std::exp2(std::floor(std::clamp(wanted, 0.0, std::max(room, 0.0))));
 }
 
+std::size_t Bootstrapper::eval_mod_depth() const noexcept {
+  return sine_.depth() + (arcsine_ ? arcsine_->depth() : 0);
+}
+
 std::size_t Bootstrapper::depth() const noexcept {
-  return parameters_.coeffs_to_slots_levels + sine_.depth() + parameters_.slots_to_coeffs_levels;
+  return parameters_.coeffs_to_slots_levels + eval_mod_depth() + parameters_.slots_to_coeffs_levels;
 }
 
 std::size_t Bootstrapper::output_level() const noexcept {
   // SlotsToCoeffs first spends the input's levels, not the top's.
   if (parameters_.order == BootstrapOrder::slots_to_coeffs_first)
-    return context_->max_level() - parameters_.coeffs_to_slots_levels - sine_.depth();
+    return context_->max_level() - parameters_.coeffs_to_slots_levels - eval_mod_depth();
   return context_->max_level() - depth();
 }
 
@@ -320,13 +343,23 @@ rlwe::Ciphertext Bootstrapper::eval_mod(const rlwe::Ciphertext& x, const rlwe::R
   const rlwe::Ciphertext conjugate = evaluator_.conjugate(x, keys);
   // 2 Re(w) = w + conj(w); 2 Im(w) = -i (w - conj(w)), -i being X^(3N/2).
   const rlwe::Ciphertext real2 = evaluator_.add(x, conjugate);
-  const std::size_t level = real2.level() - sine_.depth();
+  const std::size_t level = real2.level() - eval_mod_depth();
   const double scale = target_scale > 0 ? target_scale : evaluator_.scale_at(level);
-  rlwe::Ciphertext real = polynomials.evaluate(real2, sine_, scale);
+  // The sine, then the arcsine correction when configured: the sine's
+  // output at the scale of the prime the correction's first square divides
+  // by (any other scale would cost the correction a level to bring it
+  // there), the correction's at `scale`.
+  const auto reduce = [&](const rlwe::Ciphertext& doubled) {
+    if (!arcsine_) return polynomials.evaluate(doubled, sine_, scale);
+    const std::size_t sine_level = doubled.level() - sine_.depth();
+    const double prime = static_cast<double>(context_->parameters().ciphertext_moduli[sine_level]);
+    return polynomials.evaluate(polynomials.evaluate(doubled, sine_, prime), *arcsine_, scale);
+  };
+  rlwe::Ciphertext real = reduce(real2);
   if (parameters_.real_slots) return real;  // the imaginary parts are not needed
   const rlwe::Ciphertext imag2 =
       evaluator_.multiply_monomial(evaluator_.sub(x, conjugate), 3 * half);
-  const rlwe::Ciphertext imag = polynomials.evaluate(imag2, sine_, scale);
+  const rlwe::Ciphertext imag = reduce(imag2);
   return evaluator_.add(real, evaluator_.multiply_monomial(imag, half));
 }
 

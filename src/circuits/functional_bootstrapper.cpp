@@ -25,6 +25,7 @@ BootstrapParameters phases_only(BootstrapParameters parameters) {
   parameters.real_slots = true;
   parameters.message_ratio_bits = 0;
   parameters.sine_degree = 15;
+  parameters.arcsine_degree = 0;
   return parameters;
 }
 

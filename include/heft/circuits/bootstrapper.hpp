@@ -93,6 +93,16 @@ struct HEFT_EXPORT BootstrapParameters {
   // EvalMod's work. The output's imaginary parts are zero (within the
   // precision), whatever the input's were.
   bool real_slots = false;
+  // Arcsine correction after EvalMod's sine (0: none; otherwise an odd
+  // degree in [3, 15]): arcsin(2 pi y) / 2 pi as its Taylor polynomial
+  // undoes the sine, so EvalMod returns e itself rather than sin(2 pi e) /
+  // 2 pi, whose cubic term, (2 pi e)^2 / 6 relative, is what bounds how low
+  // message_ratio_bits can go. Costs ceil(log2(degree + 1)) levels.
+  // Measured on the small preset at message_ratio_bits 4 with a constant
+  // input (the cubic term at its largest): 5.7 -> 9.9 bits with degree 3;
+  // degrees 5 and 7 gained nothing more there (a plateau near 2^-10 not
+  // yet explained). Off in every preset.
+  std::size_t arcsine_degree = 0;
 };
 
 // Every key a bootstrap needs (Bootstrapper::create_keys makes them).
@@ -246,6 +256,8 @@ class HEFT_EXPORT Bootstrapper {
   [[nodiscard]] rlwe::Ciphertext refine(const rlwe::Ciphertext& x, const rlwe::RelinKey& relin,
                                         const rlwe::GaloisKeys& keys,
                                         const SparseSecretKeys* sparse, int bits) const;
+  // Levels EvalMod takes: the sine's and the arcsine correction's.
+  [[nodiscard]] std::size_t eval_mod_depth() const noexcept;
   // 2^c: EvalMod's output scale over the one that would land on the output
   // scale unaided; the last SlotsToCoeffs transform divides it off.
   [[nodiscard]] double slots_to_coeffs_scale_down(std::size_t last_level) const;
@@ -262,6 +274,7 @@ class HEFT_EXPORT Bootstrapper {
   ckks::Encoder encoder_;
   ckks::Evaluator evaluator_;
   Polynomial sine_;
+  std::optional<Polynomial> arcsine_;  // with arcsine_degree > 0
   std::vector<LinearTransform> coeffs_to_slots_;
   std::vector<LinearTransform> slots_to_coeffs_;
   LinearTransformEvaluator transforms_;
