@@ -13,6 +13,8 @@
 #include "circuits/trigonometric_chebyshev.hpp"
 #include "heft/circuits/functional_bootstrapper.hpp"
 #include "heft/circuits/polynomial_evaluator.hpp"
+#include "heft/math/modulus.hpp"
+#include "heft/schemes/bgv/encryptor.hpp"
 #include "heft/util/error.hpp"
 
 namespace heft::circuits {
@@ -55,25 +57,27 @@ BootstrapParameters table_settings(BootstrapParameters parameters, uint64_t t) {
   return parameters;
 }
 
-// a^-1 mod t for a coprime to t (t may be composite).
-uint64_t inverse_mod(uint64_t a, uint64_t t) {
-  int64_t r0 = static_cast<int64_t>(t), r1 = static_cast<int64_t>(a % t), s0 = 0, s1 = 1;
-  while (r1 != 0) {
-    const int64_t q = r0 / r1;
-    r0 = std::exchange(r1, r0 - q * r1);
-    s0 = std::exchange(s1, s0 - q * s1);
-  }
-  if (r0 != 1) throw InvalidArgument("BfvBgvBootstrapper: a value not invertible mod t");
-  const auto tt = static_cast<int64_t>(t);
-  return static_cast<uint64_t>(((s0 % tt) + tt) % tt);
+// Q_level mod t.
+uint64_t modulus_mod(const math::Modulus& t, const rlwe::Context& context, std::size_t level) {
+  uint64_t r = t.reduce(1);
+  for (std::size_t i = 0; i <= level; ++i)
+    r = t.mul(r, t.reduce(context.parameters().ciphertext_moduli[i]));
+  return r;
 }
 
-// Q_level mod t.
-uint64_t modulus_mod_t(const rlwe::Context& context, std::size_t level, uint64_t t) {
-  uint64_t r = 1 % t;
+// log2(Q_level).
+double log2_modulus(const rlwe::Context& context, std::size_t level) {
+  double bits = 0;
   for (std::size_t i = 0; i <= level; ++i)
-    r = r * (context.parameters().ciphertext_moduli[i] % t) % t;
-  return r;
+    bits += std::log2(static_cast<double>(context.parameters().ciphertext_moduli[i]));
+  return bits;
+}
+
+// 0, 1, ..., t - 1: the table that only refreshes.
+std::vector<uint64_t> identity(uint64_t t) {
+  std::vector<uint64_t> table(t);
+  std::iota(table.begin(), table.end(), uint64_t{0});
+  return table;
 }
 
 // Each part multiplied by a scalar given by its residues, one per tower.
@@ -123,11 +127,8 @@ BfvBgvBootstrapper::BfvBgvBootstrapper(std::shared_ptr<const rlwe::Context> ckks
 
 double BfvBgvBootstrapper::output_level_bits() const {
   const std::size_t level = bootstrapper_.output_level();
-  double bits =
-      -std::log2(static_cast<double>(plain_modulus_)) - std::log2(ckks_evaluator_.scale_at(level));
-  for (std::size_t j = 0; j <= level; ++j)
-    bits += std::log2(static_cast<double>(ckks_context_->parameters().ciphertext_moduli[j]));
-  return bits;
+  return log2_modulus(*ckks_context_, level) - std::log2(static_cast<double>(plain_modulus_)) -
+         std::log2(ckks_evaluator_.scale_at(level));
 }
 
 std::size_t BfvBgvBootstrapper::output_level() const noexcept {
@@ -226,9 +227,8 @@ std::vector<rlwe::Ciphertext> BfvBgvBootstrapper::tables_to_bfv(
     // 53-bit mantissa times a power of two (K far above t, checked at
     // construction).
     const std::size_t level = c.level();
-    double log2_k = -std::log2(static_cast<double>(plain_modulus_)) - std::log2(c.scale);
-    for (std::size_t j = 0; j <= level; ++j)
-      log2_k += std::log2(static_cast<double>(ckks_context_->parameters().ciphertext_moduli[j]));
+    const double log2_k = log2_modulus(*ckks_context_, level) -
+                          std::log2(static_cast<double>(plain_modulus_)) - std::log2(c.scale);
     const auto exponent = static_cast<uint64_t>(std::max(std::floor(log2_k) - 52, 0.0));
     const auto mantissa =
         static_cast<uint64_t>(std::llround(std::exp2(log2_k - static_cast<double>(exponent))));
@@ -263,9 +263,7 @@ rlwe::Ciphertext BfvBgvBootstrapper::evaluate_bfv(const rlwe::Ciphertext& x,
 
 rlwe::Ciphertext BfvBgvBootstrapper::refresh_bfv(const rlwe::Ciphertext& x,
                                                  const BootstrapKeys& keys) const {
-  std::vector<uint64_t> identity(plain_modulus_);
-  std::iota(identity.begin(), identity.end(), uint64_t{0});
-  return evaluate_bfv(x, identity, keys);
+  return evaluate_bfv(x, identity(plain_modulus_), keys);
 }
 
 rlwe::Ciphertext BfvBgvBootstrapper::evaluate_bgv(const rlwe::Ciphertext& x,
@@ -274,17 +272,16 @@ rlwe::Ciphertext BfvBgvBootstrapper::evaluate_bgv(const rlwe::Ciphertext& x,
   require_table(table);
   require_integer_ciphertext(x, "BfvBgvBootstrapper::evaluate_bgv");
   const uint64_t t = plain_modulus_;
-  if (x.correction == 0 || x.correction >= t || std::gcd(x.correction, t) != 1)
-    throw InvalidArgument("BfvBgvBootstrapper::evaluate_bgv: the correction factor " +
-                          std::to_string(x.correction) + " is not invertible mod t");
+  bgv::require_correction(x.correction, t, "BfvBgvBootstrapper::evaluate_bgv");
+  const math::Modulus mod_t(t);
   // m' + t e times t^-1 mod Q_l: a BFV ciphertext of mu = m' k, k = -Q_l^-1
   // mod t, and m = m' c = mu k^-1 c; the table reads m from mu.
   const std::size_t level = x.level();
-  const uint64_t k = (t - inverse_mod(modulus_mod_t(*integer_context_, level, t), t)) % t;
-  const uint64_t mu_to_m = inverse_mod(k, t) * x.correction % t;
+  const uint64_t k = mod_t.negate(mod_t.inverse(modulus_mod(mod_t, *integer_context_, level)));
+  const uint64_t mu_to_m = mod_t.mul(mod_t.inverse(k), x.correction);
   std::vector<uint64_t> through(t);
   for (uint64_t mu = 0; mu < t; ++mu)
-    through[mu] = table[mu * mu_to_m % t];
+    through[mu] = table[mod_t.mul(mu, mu_to_m)];
   rlwe::Ciphertext bfv = x.clone();
   std::vector<uint64_t> t_inverse(level + 1);
   for (std::size_t j = 0; j <= level; ++j) {
@@ -299,19 +296,14 @@ rlwe::Ciphertext BfvBgvBootstrapper::evaluate_bgv(const rlwe::Ciphertext& x,
   const std::size_t out_level = out.level();
   for (auto& part : out.parts)
     part.multiply_scalar(t);
-  out.correction = inverse_mod(t - modulus_mod_t(*integer_context_, out_level, t), t);
-  double log2_q = 0;
-  for (std::size_t j = 0; j <= out_level; ++j)
-    log2_q += std::log2(static_cast<double>(integer_context_->parameters().ciphertext_moduli[j]));
-  out.noise_log2 = log2_q - kRefreshedPrecisionBits;
+  out.correction = mod_t.inverse(mod_t.negate(modulus_mod(mod_t, *integer_context_, out_level)));
+  out.noise_log2 = log2_modulus(*integer_context_, out_level) - kRefreshedPrecisionBits;
   return out;
 }
 
 rlwe::Ciphertext BfvBgvBootstrapper::refresh_bgv(const rlwe::Ciphertext& x,
                                                  const BootstrapKeys& keys) const {
-  std::vector<uint64_t> identity(plain_modulus_);
-  std::iota(identity.begin(), identity.end(), uint64_t{0});
-  return evaluate_bgv(x, identity, keys);
+  return evaluate_bgv(x, identity(plain_modulus_), keys);
 }
 
 }  // namespace heft::circuits
