@@ -55,22 +55,28 @@ ConstantProducts::ConstantProducts(std::shared_ptr<const rlwe::Context> context)
   }
 }
 
-rlwe::Ciphertext ConstantProducts::zero(std::size_t level, double scale, std::size_t slots,
-                                        std::size_t parts) const {
+rlwe::Ciphertext ConstantProducts::uninitialized(std::size_t level, double scale, std::size_t slots,
+                                                 std::size_t parts) const {
   rlwe::Ciphertext out;
-  const std::size_t towers = level + 1;
   for (std::size_t i = 0; i < parts; ++i)
     out.parts.push_back(
-        ring::RnsPoly::uninitialized(context_->ciphertext_ring(), towers, ring::Form::ntt));
+        ring::RnsPoly::uninitialized(context_->ciphertext_ring(), level + 1, ring::Form::ntt));
+  out.scale = scale;
+  out.slots = slots;
+  out.needs_rescale = level > 0;
+  return out;
+}
+
+rlwe::Ciphertext ConstantProducts::zero(std::size_t level, double scale, std::size_t slots,
+                                        std::size_t parts) const {
+  rlwe::Ciphertext out = uninitialized(level, scale, slots, parts);
+  const std::size_t towers = level + 1;
   const std::size_t jobs = parts * towers;
   const auto body = [&](std::size_t job) {
     const auto tower = out.parts[job / towers].tower(job % towers);
     std::fill(tower.begin(), tower.end(), uint64_t{0});
   };
   run_tower_jobs(jobs, context_->degree(), body);
-  out.scale = scale;
-  out.slots = slots;
-  out.needs_rescale = level > 0;
   return out;
 }
 
@@ -115,18 +121,24 @@ void ConstantProducts::constant_residues(std::complex<double> c, double scale, s
   }
 }
 
-void ConstantProducts::multiply_accumulate(rlwe::Ciphertext& acc, const rlwe::Ciphertext& x,
-                                           std::complex<double> c, const char* operation) const {
-  const double constant_scale = acc.scale / x.scale;
+double ConstantProducts::checked_constant_scale(double sum_scale, std::size_t towers,
+                                                const rlwe::Ciphertext& x, const char* operation) {
+  const double constant_scale = sum_scale / x.scale;
   if (!(constant_scale >= 256.0) || !std::isfinite(constant_scale)) {
     throw InvalidArgument(std::string(operation) + ": the constant's scale 2^" +
                           std::to_string(std::log2(constant_scale)) +
                           " is too small to encode it (internal scale plan)");
   }
-  const std::size_t towers = acc.level() + 1;
   if (x.level() + 1 < towers) {
     throw InvalidArgument(std::string(operation) + ": a term is below the level of its sum");
   }
+  return constant_scale;
+}
+
+void ConstantProducts::multiply_accumulate(rlwe::Ciphertext& acc, const rlwe::Ciphertext& x,
+                                           std::complex<double> c, const char* operation) const {
+  const std::size_t towers = acc.level() + 1;
+  const double constant_scale = checked_constant_scale(acc.scale, towers, x, operation);
   if (c == 0.0) return;
   std::vector<uint64_t> first, second;
   constant_residues(c, constant_scale, towers, operation, first, second);
@@ -144,6 +156,97 @@ void ConstantProducts::multiply_accumulate(rlwe::Ciphertext& acc, const rlwe::Ci
     math::fma_scalar_mod(in.subspan(half), second[t], out.subspan(half), out.subspan(half), q);
   };
   run_tower_jobs(jobs, context_->degree(), body);
+}
+
+std::vector<rlwe::Ciphertext> ConstantProducts::linear_combinations(
+    std::span<const Combination> combinations, const char* operation) const {
+  // Each combination's nonzero terms with their constants' residues, checked
+  // as multiply_accumulate checks them.
+  struct Prepared {
+    std::vector<const rlwe::Ciphertext*> xs;
+    std::vector<std::vector<uint64_t>> first_halves, second_halves;  // [term][tower]
+  };
+  std::vector<Prepared> prepared(combinations.size());
+  std::vector<rlwe::Ciphertext> outs;
+  std::size_t max_parts = 0, max_towers = 0;
+  for (std::size_t r = 0; r < combinations.size(); ++r) {
+    const Combination& combination = combinations[r];
+    const std::size_t towers = combination.level + 1;
+    Prepared& terms = prepared[r];
+    std::size_t parts = 2;
+    for (const Term& term : combination.terms) {
+      const double constant_scale =
+          checked_constant_scale(combination.scale, towers, *term.x, operation);
+      if (term.c == 0.0) continue;
+      terms.xs.push_back(term.x);
+      terms.first_halves.emplace_back();
+      terms.second_halves.emplace_back();
+      constant_residues(term.c, constant_scale, towers, operation, terms.first_halves.back(),
+                        terms.second_halves.back());
+      parts = std::max(parts, term.x->parts.size());
+    }
+    max_parts = std::max(max_parts, parts);
+    max_towers = std::max(max_towers, towers);
+  }
+  for (std::size_t r = 0; r < combinations.size(); ++r) {
+    const Combination& combination = combinations[r];
+    std::size_t parts = 2;
+    for (const auto* x : prepared[r].xs)
+      parts = std::max(parts, x->parts.size());
+    outs.push_back(
+        prepared[r].xs.empty()
+            ? zero(combination.level, combination.scale, combination.slots)
+            : uninitialized(combination.level, combination.scale, combination.slots, parts));
+  }
+
+  // One job per part, tower and half (the halves take different constants,
+  // re + im I and re - im I, see constant_residues). Within a job, block by
+  // block of coefficients, every combination's sum: the block of each power
+  // is read from memory once and then from cache.
+  constexpr std::size_t kBlock = 256;
+  const std::size_t half = context_->degree() / 2;
+  const auto& ring = context_->ciphertext_ring();
+  const std::size_t jobs = max_parts * max_towers * 2;
+  const auto body = [&](std::size_t job) {
+    const std::size_t part = job / (2 * max_towers), t = job / 2 % max_towers, second = job % 2;
+    const math::Modulus& q = ring->modulus(t);
+    struct Sum {
+      std::vector<std::span<const uint64_t>> rows;
+      math::FixedWeights weights;
+      std::span<uint64_t> out;
+    };
+    std::vector<Sum> sums;
+    for (std::size_t r = 0; r < combinations.size(); ++r) {
+      const Prepared& terms = prepared[r];
+      if (terms.xs.empty() || t > combinations[r].level || part >= outs[r].parts.size()) continue;
+      std::vector<std::span<const uint64_t>> rows;
+      std::vector<uint64_t> weights;
+      for (std::size_t j = 0; j < terms.xs.size(); ++j) {
+        if (part >= terms.xs[j]->parts.size()) continue;
+        rows.push_back(terms.xs[j]->parts[part].tower(t).subspan(second * half, half));
+        weights.push_back(second ? terms.second_halves[j][t] : terms.first_halves[j][t]);
+      }
+      const auto out = outs[r].parts[part].tower(t).subspan(second * half, half);
+      if (rows.empty()) {
+        std::fill(out.begin(), out.end(), uint64_t{0});
+        continue;
+      }
+      sums.push_back({std::move(rows), math::FixedWeights(std::move(weights), q), out});
+    }
+    std::vector<std::span<const uint64_t>> block_rows;
+    for (std::size_t begin = 0; begin < half; begin += kBlock) {
+      const std::size_t length = std::min(kBlock, half - begin);
+      for (const Sum& sum : sums) {
+        block_rows.clear();
+        for (const auto& row : sum.rows)
+          block_rows.push_back(row.subspan(begin, length));
+        math::weighted_sum_mod(block_rows, sum.weights, sum.out.subspan(begin, length),
+                               q.bit_count());
+      }
+    }
+  };
+  run_tower_jobs(jobs, half, body);
+  return outs;
 }
 
 void ConstantProducts::add_constant(rlwe::Ciphertext& acc, std::complex<double> c,

@@ -13,6 +13,7 @@
 #include <complex>
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "heft/rlwe/ciphertext.hpp"
@@ -42,6 +43,29 @@ class ConstantProducts {
   void multiply_accumulate(rlwe::Ciphertext& acc, const rlwe::Ciphertext& x, std::complex<double> c,
                            const char* operation) const;
 
+  // A term of a linear combination: c * x.
+  struct Term {
+    const rlwe::Ciphertext* x;
+    std::complex<double> c;
+  };
+  // sum_j c_j * x_j at `level` with scale `scale` (each c_j encoded as
+  // multiply_accumulate encodes it) and `slots` slots.
+  struct Combination {
+    std::size_t level;
+    double scale;
+    std::size_t slots;
+    std::vector<Term> terms;
+  };
+  // Every combination, in one pass over the terms' towers in blocks of
+  // coefficients that stay in cache while each combination takes its sum
+  // (math::weighted_sum_mod): the leaves of polynomial evaluation share
+  // their powers, and taking them leaf by leaf, term by term, read every
+  // power from memory once per leaf. Zero constants are skipped; a
+  // combination without terms is zero. Throws as multiply_accumulate does,
+  // before any work.
+  [[nodiscard]] std::vector<rlwe::Ciphertext> linear_combinations(
+      std::span<const Combination> combinations, const char* operation) const;
+
   // acc += c (the constant at acc's scale, added to part 0 only).
   void add_constant(rlwe::Ciphertext& acc, std::complex<double> c, const char* operation) const;
 
@@ -57,6 +81,16 @@ class ConstantProducts {
   void constant_residues(std::complex<double> c, double scale, std::size_t towers,
                          const char* operation, std::vector<uint64_t>& first_half,
                          std::vector<uint64_t>& second_half) const;
+
+  // The scale of a constant that lands c * x on a sum at `sum_scale` with
+  // `towers` towers; InvalidArgument if it is too coarse (below 2^8) or x
+  // is below the sum's level.
+  [[nodiscard]] static double checked_constant_scale(double sum_scale, std::size_t towers,
+                                                     const rlwe::Ciphertext& x,
+                                                     const char* operation);
+  // A ciphertext with `parts` parts at `level`, its values unset.
+  [[nodiscard]] rlwe::Ciphertext uninitialized(std::size_t level, double scale, std::size_t slots,
+                                               std::size_t parts) const;
 
   std::shared_ptr<const rlwe::Context> context_;
   std::vector<uint64_t> imaginary_unit_;  // per tower of Q: X^(N/2) at NTT slot 0

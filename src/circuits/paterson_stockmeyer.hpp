@@ -9,6 +9,7 @@
 #include <complex>
 #include <cstddef>
 #include <set>
+#include <span>
 #include <vector>
 
 #include "constant_products.hpp"
@@ -59,12 +60,27 @@ class PatersonStockmeyer {
                                                   double target_scale, const Tools& tools) const;
 
  private:
+  // A leaf the recursion will take: its sum at `level` with scale `scale`.
+  struct LeafRequest {
+    Coefficients p;
+    std::size_t level;
+    double scale;
+  };
+  class LeafSource;
+
   [[nodiscard]] bool is_leaf(const Coefficients& p, std::size_t target_level) const;
   // p = q + r T_(2^m): (q, r).
   [[nodiscard]] std::pair<Coefficients, Coefficients> split(const Coefficients& p,
                                                             std::size_t m) const;
-  [[nodiscard]] rlwe::Ciphertext leaf(const Coefficients& p, std::size_t target_level,
-                                      double pending_scale, const Tools& tools) const;
+  // The leaves of p in the order the recursion takes them.
+  void collect_leaves(const Coefficients& p, std::size_t target_level, double target_scale,
+                      const Tools& tools, std::vector<LeafRequest>& out) const;
+  // The leaves requests[first, last), together (they share the powers).
+  [[nodiscard]] static std::vector<rlwe::Ciphertext> leaves(std::span<const LeafRequest> requests,
+                                                            const Tools& tools);
+  [[nodiscard]] rlwe::Ciphertext evaluate_node(const Coefficients& p, std::size_t target_level,
+                                               double target_scale, const Tools& tools,
+                                               LeafSource& leaves) const;
 
   Basis basis_;
   std::size_t input_level_;

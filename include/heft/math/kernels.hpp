@@ -165,6 +165,16 @@ class HEFT_EXPORT FixedWeights {
 HEFT_EXPORT void weighted_sum_mod(std::span<const uint64_t> rows, std::size_t stride,
                                   const FixedWeights& weights, std::span<uint64_t> out,
                                   int input_bits, std::optional<Isa> isa = std::nullopt);
+// The same sum over separate rows: out[c] = sum_i rows[i][c] * w_i mod q,
+// one row per weight, each as long as out (polynomial evaluation's sum of
+// constants times powers, one pass over each power). Any number of terms;
+// the sum is reduced once per group of terms that fits (a handful at 55
+// bits, 64 at 50). Throws MismatchError if the number of rows or a row's
+// length does not match, InvalidArgument on a bad input_bits or an output
+// overlapping a row.
+HEFT_EXPORT void weighted_sum_mod(std::span<const std::span<const uint64_t>> rows,
+                                  const FixedWeights& weights, std::span<uint64_t> out,
+                                  int input_bits, std::optional<Isa> isa = std::nullopt);
 // Base conversion's estimate of sum_i y_i / q_i in doubles: sums[c] = sum_i
 // rows[i * stride + c] * factors[i] for c < sums.size(), over the
 // factors.size() rows, row values below 2^input_bits (1 <= input_bits <= 61).

@@ -22,7 +22,8 @@
 // multiply-add's bit pattern to another: a conversion, the multiply-add, one
 // vpmullq and two adds. At the end S = sum(y w) - g q sum(bits) + k g q
 // bits(M), all modulo 2^64, is the exact signed sum of the remainders,
-// |S| <= k E q, which the caller keeps below 2^62 (weighted_sum_fp_fits).
+// |S| <= k E q (plus q carried in from an earlier group), kept below 2^62
+// by taking at most weighted_sum_fp_group terms at a time.
 // One more estimate, round(S / q) with M' = 1.5 * 2^52 (|S / q| <= k E is
 // far below 2^51; 1/q is a plain division, good to 2^-52 in any rounding
 // mode), leaves S - round(S / q) q within (1/2 + 2^-30) q in magnitude;
@@ -40,13 +41,14 @@
 #include "math/kernels/avx512_dot_product_fp.hpp"
 #include "math/kernels/avx512_intrinsics.hpp"
 #include "math/kernels/avx512_lane_ops.hpp"
+#include "math/kernels/kernel_api.hpp"
 
 namespace heft::math::kernels {
 namespace {
 
 // Inputs and q must be below 2^kFpWeightedSumBits for weighted_sum_fp.
 constexpr uint32_t kFpWeightedSumBits = 55;
-// Weights a call may have (their doubles live on the stack).
+// Terms a group may have (their doubles live on the stack).
 constexpr std::size_t kFpWeightedSumMaxTerms = 64;
 
 // a (the binade of M) for inputs below 2^input_bits.
@@ -62,79 +64,121 @@ inline double weighted_sum_quotient_error(uint32_t input_bits) {
   return g / 2 + y_rounding + 2.01 * power_of_two(b - 53) + power_of_two(b - 64);
 }
 
-// Whether weighted_sum_fp takes k terms of inputs below 2^input_bits for q:
-// the sum of remainders stays below 2^62 (k E q) and k E below 2^20 (so the
-// last estimate is off by 2^-30 at most).
-inline bool weighted_sum_fp_fits(uint64_t q, uint32_t input_bits, std::size_t k) {
+// Whether a group of k terms fits one sum: with a carried-in value below q
+// the sum of remainders stays below 2^62 ((k E + 1) q) and k E + 1 below
+// 2^20 (so the last estimate is off by 2^-30 at most).
+inline bool weighted_sum_fp_group_fits(uint64_t q, uint32_t input_bits, std::size_t k) {
   if (k == 0 || k > kFpWeightedSumMaxTerms || input_bits > kFpWeightedSumBits ||
       q >= (uint64_t{1} << kFpWeightedSumBits)) {
     return false;
   }
-  const double spread = static_cast<double>(k) * weighted_sum_quotient_error(input_bits);
+  const double spread = static_cast<double>(k) * weighted_sum_quotient_error(input_bits) + 1;
   return spread * static_cast<double>(q) <= 0x1p62 && spread <= 0x1p20;
 }
 
-// weighted_sum_mod for coefficients [0, count), count a multiple of 8, when
-// weighted_sum_fp_fits(q, input_bits, k).
-inline void weighted_sum_fp(uint64_t* out, const uint64_t* y, std::size_t stride, const uint64_t* w,
-                            const uint64_t* w_shoup, std::size_t k, std::size_t count, uint64_t q,
-                            uint32_t input_bits) {
+// The most terms a group takes (0 if not even one fits: then
+// weighted_sum_fp does not apply). 55-bit inputs and q: 7; 50 bits: 64.
+// Solved rather than searched: base conversion calls this per block.
+inline std::size_t weighted_sum_fp_group(uint64_t q, uint32_t input_bits) {
+  if (!weighted_sum_fp_group_fits(q, input_bits, 1)) return 0;
+  const double error = weighted_sum_quotient_error(input_bits);
+  const double by_sum = (0x1p62 / static_cast<double>(q) - 1) / error;
+  const double by_estimate = (0x1p20 - 1) / error;
+  std::size_t group = static_cast<std::size_t>(by_sum < by_estimate ? by_sum : by_estimate);
+  if (group > kFpWeightedSumMaxTerms) group = kFpWeightedSumMaxTerms;
+  // The doubles above round: settle on the exact test.
+  while (group > 1 && !weighted_sum_fp_group_fits(q, input_bits, group))
+    --group;
+  while (group < kFpWeightedSumMaxTerms && weighted_sum_fp_group_fits(q, input_bits, group + 1))
+    ++group;
+  return group;
+}
+
+// weighted_sum_mod for coefficients [0, count), count a multiple of 8, with
+// group = weighted_sum_fp_group(q, input_bits) >= 1. Longer sums go in groups of
+// that many terms: each group's sum is reduced to [0, q) and carried into
+// the next, in registers.
+inline void weighted_sum_fp(uint64_t* out, const uint64_t* const* rows, std::size_t column,
+                            const uint64_t* w, const uint64_t* w_shoup, std::size_t k,
+                            std::size_t count, uint64_t q, uint32_t input_bits, std::size_t group) {
   const int a = weighted_sum_magic_exponent(input_bits);
   const double magic = 1.25 * power_of_two(a);
   const uint64_t g_q = (uint64_t{1} << (a - 52)) * q;
-  // W_i = w_i / q from floor(w_i 2^64 / q): one rounding, then an exact
-  // scaling by 2^-64.
-  double scaled[kFpWeightedSumMaxTerms];
-  for (std::size_t i = 0; i < k; ++i) {
-    const __m512d shoup = _mm512_cvt_roundepu64_pd(set1(w_shoup[i]), kRoundNearest);
-    alignas(64) double lanes[8];
-    _mm512_store_pd(lanes, _mm512_mul_pd(shoup, _mm512_set1_pd(power_of_two(-64))));
-    scaled[i] = lanes[0];
-  }
   const __m512d inverse_q = _mm512_set1_pd(1.0 / static_cast<double>(q));
   const __m512d product_magic = _mm512_set1_pd(magic);
   const __m512i g_q_v = set1(g_q);
   const __m512i q_v = set1(q);
-  // k g q bits(M): what the k terms' quotients left out (modulo 2^64).
-  const __m512i sum_offset = set1(k * g_q * bits_of(magic));
   // bits(M') q + q: the last estimate's correction and the shift to (0, 2q).
   const __m512i final_offset = set1(bits_of(kNearestIntegerMagic) * q + q);
 
-  // Sums in [0, q) of the remainders' sum for lanes of `kVectors` vectors.
-  const auto finish = [&](__m512i products, __m512i quotients) {
-    const __m512i sum = _mm512_add_epi64(
-        _mm512_sub_epi64(products, _mm512_mullo_epi64(quotients, g_q_v)), sum_offset);
-    const __m512i shifted =
-        subtract_nearest_multiple(sum, inverse_q, q_v, final_offset);  // (0, 2q)
-    return reduce_once(shifted, q_v);
-  };
-  // Four vectors per step (four independent pairs of sums for the core to
-  // overlap), then one at a time for what is left.
-  const auto step = [&]<int kVectors>(std::size_t c) {
-    __m512i products[kVectors], quotients[kVectors];
-    for (int v = 0; v < kVectors; ++v)
-      products[v] = quotients[v] = _mm512_setzero_si512();
-    for (std::size_t i = 0; i < k; ++i) {
-      const __m512i weight = set1(w[i]);
-      const __m512d weight_over_q = _mm512_set1_pd(scaled[i]);
-      const uint64_t* row = y + i * stride + c;
-      for (int v = 0; v < kVectors; ++v) {
-        const __m512i values = _mm512_loadu_si512(row + 8 * v);
-        const __m512d estimate =
-            _mm512_fmadd_round_pd(_mm512_cvt_roundepu64_pd(values, kRoundNearest), weight_over_q,
-                                  product_magic, kRoundNearest);
-        products[v] = _mm512_add_epi64(products[v], _mm512_mullo_epi64(values, weight));
-        quotients[v] = _mm512_add_epi64(quotients[v], _mm512_castpd_si512(estimate));
-      }
+  // W_i = w_i / q from floor(w_i 2^64 / q): one rounding, then an exact
+  // scaling by 2^-64; for the terms [first, first + terms) of a chunk.
+  double scaled[kFpWeightedSumMaxTerms];
+  const auto scale_weights = [&](std::size_t first, std::size_t terms) {
+    for (std::size_t i = 0; i < terms; ++i) {
+      const __m512d shoup = _mm512_cvt_roundepu64_pd(set1(w_shoup[first + i]), kRoundNearest);
+      alignas(64) double lanes[8];
+      _mm512_store_pd(lanes, _mm512_mul_pd(shoup, _mm512_set1_pd(power_of_two(-64))));
+      scaled[i] = lanes[0];
     }
-    for (int v = 0; v < kVectors; ++v)
-      _mm512_storeu_si512(out + c + 8 * v, finish(products[v], quotients[v]));
   };
-  std::size_t c = 0;
-  for (; c + 32 <= count; c += 32)
-    step.template operator()<4>(c);
-  for (; c < count; c += 8)
-    step.template operator()<1>(c);
+
+  // Chunks of about kRowsPerPass terms (whole groups where a group is
+  // shorter; kernel_api.hpp), each over all coefficients; the groups of a
+  // chunk carry their sums in registers, a chunk after the first starts
+  // from what out holds.
+  const std::size_t chunk_terms =
+      group < kRowsPerPass ? kRowsPerPass / group * group : kRowsPerPass;
+  for (std::size_t chunk = 0; chunk < k; chunk += chunk_terms) {
+    const std::size_t terms = k - chunk < chunk_terms ? k - chunk : chunk_terms;
+    scale_weights(chunk, terms);
+    const uint64_t* const* chunk_rows = rows + chunk;
+    const uint64_t* chunk_weights = w + chunk;
+    // Four vectors per step (four independent pairs of sums for the core
+    // to overlap), then one at a time for what is left.
+    const auto step = [&]<int kVectors>(std::size_t c) {
+      __m512i sums[kVectors];
+      for (int v = 0; v < kVectors; ++v)
+        sums[v] = chunk > 0 ? _mm512_loadu_si512(out + c + 8 * v) : _mm512_setzero_si512();
+      for (std::size_t first = 0; first < terms; first += group) {
+        const std::size_t last = terms - first < group ? terms : first + group;
+        __m512i products[kVectors], quotients[kVectors];
+        for (int v = 0; v < kVectors; ++v) {
+          products[v] = sums[v];
+          quotients[v] = _mm512_setzero_si512();
+        }
+        for (std::size_t i = first; i < last; ++i) {
+          const __m512i weight = set1(chunk_weights[i]);
+          const __m512d weight_over_q = _mm512_set1_pd(scaled[i]);
+          const uint64_t* row = chunk_rows[i] + column + c;
+          for (int v = 0; v < kVectors; ++v) {
+            const __m512i values = _mm512_loadu_si512(row + 8 * v);
+            const __m512d estimate =
+                _mm512_fmadd_round_pd(_mm512_cvt_roundepu64_pd(values, kRoundNearest),
+                                      weight_over_q, product_magic, kRoundNearest);
+            products[v] = _mm512_add_epi64(products[v], _mm512_mullo_epi64(values, weight));
+            quotients[v] = _mm512_add_epi64(quotients[v], _mm512_castpd_si512(estimate));
+          }
+        }
+        // (last - first) g q bits(M): what the quotients left out (mod 2^64).
+        const __m512i sum_offset = set1((last - first) * g_q * bits_of(magic));
+        for (int v = 0; v < kVectors; ++v) {
+          const __m512i sum = _mm512_add_epi64(
+              _mm512_sub_epi64(products[v], _mm512_mullo_epi64(quotients[v], g_q_v)), sum_offset);
+          const __m512i shifted =
+              subtract_nearest_multiple(sum, inverse_q, q_v, final_offset);  // (0, 2q)
+          sums[v] = reduce_once(shifted, q_v);
+        }
+      }
+      for (int v = 0; v < kVectors; ++v)
+        _mm512_storeu_si512(out + c + 8 * v, sums[v]);
+    };
+    std::size_t c = 0;
+    for (; c + 32 <= count; c += 32)
+      step.template operator()<4>(c);
+    for (; c < count; c += 8)
+      step.template operator()<1>(c);
+  }
 }
 
 }  // namespace

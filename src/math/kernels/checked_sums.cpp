@@ -1,8 +1,9 @@
 // The public entry points of the long sums (heft/math/kernels.hpp):
-// dot_product_pair and its accumulating and lazy forms, weighted_sum_mod with
-// its FixedWeights, and scaled_sum_double (with a portable loop where a level
-// has no kernel). They check their operands, then forward to the chosen
-// level's kernels. Compiled for baseline x86-64.
+// dot_product_pair and its accumulating and lazy forms, weighted_sum_mod (of
+// strided rows or of separate ones) with its FixedWeights, and scaled_sum_double (with a portable
+// loop where a level has no kernel). They check their operands, then forward to the chosen level's
+// kernels. Compiled for baseline x86-64.
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -91,14 +92,19 @@ FixedWeights::FixedWeights(std::vector<uint64_t> weights, const Modulus& q)
 
 namespace {
 
-// The checks both row sums make: input_bits in [1, 61], and `terms` rows of
-// `stride` values, each at least `length` long, within `rows`.
-void require_row_sum_operands(std::span<const uint64_t> rows, std::size_t stride, std::size_t terms,
-                              std::size_t length, int input_bits, const char* name) {
+// Row sums take inputs of 1 to 61 bits.
+void require_input_bits(int input_bits, const char* name) {
   if (input_bits < 1 || input_bits > 61) {
     throw InvalidArgument(std::string(name) + ": input_bits must be in [1, 61], got " +
                           std::to_string(input_bits));
   }
+}
+
+// The checks both strided row sums make: input_bits, and `terms` rows of
+// `stride` values, each at least `length` long, within `rows`.
+void require_row_sum_operands(std::span<const uint64_t> rows, std::size_t stride, std::size_t terms,
+                              std::size_t length, int input_bits, const char* name) {
+  require_input_bits(input_bits, name);
   if (terms > 0 && stride < length) {
     throw MismatchError(std::string(name) + ": the row stride " + std::to_string(stride) +
                         " is shorter than the output (" + std::to_string(length) + ")");
@@ -153,18 +159,53 @@ void scaled_sum_double(std::span<const uint64_t> rows, std::size_t stride,
   }
 }
 
+namespace {
+
+// weighted_sum_mod after its checks: the level's kernel over the rows.
+void run_weighted_sum(std::span<const uint64_t* const> rows, const FixedWeights& weights,
+                      std::span<uint64_t> out, int input_bits, std::optional<Isa> isa) {
+  const Modulus& q = weights.modulus();
+  const kernels::ModulusData data = modulus_data(q);
+  const kernels::KernelTable& level = kernels::choose(isa, q);
+  level.weighted_sum_mod(out.data(), rows.data(), 0, weights.weights().data(),
+                         weights.shoup().data(), rows.size(), out.size(),
+                         static_cast<uint32_t>(input_bits), data);
+}
+
+}  // namespace
+
 void weighted_sum_mod(std::span<const uint64_t> rows, std::size_t stride,
                       const FixedWeights& weights, std::span<uint64_t> out, int input_bits,
                       std::optional<Isa> isa) {
   const std::size_t terms = weights.weights().size();
   require_row_sum_operands(rows, stride, terms, out.size(), input_bits, "weighted_sum_mod");
   if (overlaps(rows, out)) throw InvalidArgument("weighted_sum_mod: the output overlaps the rows");
-  const Modulus& q = weights.modulus();
-  const kernels::ModulusData data = modulus_data(q);
-  const kernels::KernelTable& level = kernels::choose(isa, q);
-  level.weighted_sum_mod(out.data(), rows.data(), stride, weights.weights().data(),
-                         weights.shoup().data(), terms, out.size(),
-                         static_cast<uint32_t>(input_bits), data);
+  // Base conversion calls this per block of 256 coefficients: its few
+  // pointers live on the stack.
+  constexpr std::size_t kStackRows = 64;
+  std::array<const uint64_t*, kStackRows> stack_rows;
+  std::vector<const uint64_t*> heap_rows(terms > kStackRows ? terms : 0);
+  const std::span<const uint64_t*> row_pointers =
+      terms > kStackRows ? std::span(heap_rows) : std::span(stack_rows).first(terms);
+  for (std::size_t i = 0; i < terms; ++i)
+    row_pointers[i] = rows.data() + i * stride;
+  run_weighted_sum(row_pointers, weights, out, input_bits, isa);
+}
+
+void weighted_sum_mod(std::span<const std::span<const uint64_t>> rows, const FixedWeights& weights,
+                      std::span<uint64_t> out, int input_bits, std::optional<Isa> isa) {
+  const std::size_t terms = weights.weights().size();
+  require_same_size(terms, rows.size(), "weighted_sum_mod", "list of rows");
+  require_input_bits(input_bits, "weighted_sum_mod");
+  std::vector<const uint64_t*> row_pointers(terms);
+  for (std::size_t i = 0; i < terms; ++i) {
+    require_same_size(out.size(), rows[i].size(), "weighted_sum_mod", "row");
+    if (overlaps(rows[i], out)) {
+      throw InvalidArgument("weighted_sum_mod: the output overlaps a row");
+    }
+    row_pointers[i] = rows[i].data();
+  }
+  run_weighted_sum(row_pointers, weights, out, input_bits, isa);
 }
 
 }  // namespace heft::math

@@ -148,11 +148,19 @@ HEFT_DECLARE_KERNELS(ifma_emulated)
 //     estimate of sum_i y_i / q_i, sums[c] = sum_{i<k} rows[i*stride + c] *
 //     factors[i] in doubles for c < n, rows below 2^61; each conversion and
 //     each multiply-add rounds to nearest.
-//   weighted_sum_mod: base conversion's sum for one target modulus q:
-//     out[c] = sum_{i<k} y[i*stride + c] * w[i] mod q for c < n, with fixed
-//     weights w[i] < q (w_shoup[i] = floor(w[i] 2^64 / q)) and inputs below
-//     2^input_bits, input_bits <= 61 (not necessarily below q) -> [0, q).
-//     out must not overlap y.
+//   weighted_sum_mod: base conversion's sum for one target modulus q, and
+//     polynomial evaluation's sum of constants times powers:
+//     out[c] = sum_{i<k} rows[i][column + c] * w[i] mod q for c < n, with
+//     fixed weights w[i] < q (w_shoup[i] = floor(w[i] 2^64 / q)) and inputs
+//     below 2^input_bits, input_bits <= 61 (not necessarily below q) ->
+//     [0, q); any k. rows holds k pointers (a strided block passes
+//     y + i * stride). out must not overlap a row.
+// Rows one pass of weighted_sum_mod reads at a time: each row is a stream
+// the hardware prefetcher follows, and it follows a few dozen at most (a
+// leaf of polynomial evaluation has hundreds of rows, 256 KiB each); a
+// longer sum makes several passes, carrying its value in out.
+constexpr size_t kRowsPerPass = 16;
+
 #define HEFT_DECLARE_OUT_OF_PLACE_NTT                                                  \
   void ntt_forward_from(uint64_t* out, const uint64_t* in, const NttTableData& table); \
   void ntt_inverse_from(uint64_t* out, const uint64_t* in, const NttTableData& table);
@@ -163,11 +171,11 @@ HEFT_DECLARE_KERNELS(ifma_emulated)
   void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,               \
                         const uint64_t* const* b, const uint64_t* const* a, size_t k, size_t n, \
                         const ModulusData& q, bool accumulate, bool lazy_output);
-#define HEFT_DECLARE_SUM_KERNELS                                                            \
-  HEFT_DECLARE_DOT_PRODUCT_PAIR                                                             \
-  void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w, \
-                        const uint64_t* w_shoup, size_t k, size_t n, uint32_t input_bits,   \
-                        const ModulusData& q);
+#define HEFT_DECLARE_SUM_KERNELS                                                        \
+  HEFT_DECLARE_DOT_PRODUCT_PAIR                                                         \
+  void weighted_sum_mod(uint64_t* out, const uint64_t* const* rows, size_t column,      \
+                        const uint64_t* w, const uint64_t* w_shoup, size_t k, size_t n, \
+                        uint32_t input_bits, const ModulusData& q);
 
 namespace scalar {
 HEFT_DECLARE_SUM_KERNELS

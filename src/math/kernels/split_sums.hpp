@@ -172,34 +172,37 @@ void dot_product_pair_split(const Ops& ops, uint64_t* out0, uint64_t* out1,
 
 // weighted_sum_mod for coefficients [0, count), count a multiple of
 // 2 Ops::kLanes, two vectors per step so the core has two independent chains
-// of sums.
+// of sums. kRowsPerPass rows at a time (see kernel_api.hpp): a pass after the
+// first carries in what out holds (below q).
 template <class Ops>
-void weighted_sum_split(const Ops& ops, uint64_t* out, const uint64_t* y, std::size_t stride,
-                        const uint64_t* w, std::size_t k, std::size_t count) {
+void weighted_sum_split(const Ops& ops, uint64_t* out, const uint64_t* const* rows,
+                        std::size_t column, const uint64_t* w, std::size_t k, std::size_t count) {
   using Sum = typename Ops::Sum;
   using Halves = typename Ops::Halves;
   constexpr std::size_t kLanes = Ops::kLanes;
-  constexpr std::size_t kMaxCachedWeights = 64;
-  Halves weights[kMaxCachedWeights];
-  const std::size_t cached = k < kMaxCachedWeights ? k : kMaxCachedWeights;
-  for (std::size_t i = 0; i < cached; ++i)
-    weights[i] = ops.split(ops.broadcast(w[i]));
-  for (std::size_t c = 0; c < count; c += 2 * kLanes) {
-    Sum sum0 = ops.sum_of(ops.broadcast(0)), sum1 = sum0;
-    std::size_t room = ops.plan().first_terms;  // products the sums can still take
-    for (std::size_t i = 0; i < k; ++i) {
-      const Halves weight = i < cached ? weights[i] : ops.split(ops.broadcast(w[i]));
-      const uint64_t* row = y + i * stride + c;
-      ops.add_product(sum0, ops.split(ops.load(row)), weight);
-      ops.add_product(sum1, ops.split(ops.load(row + kLanes)), weight);
-      if (--room == 0 && i + 1 < k) {
-        sum0 = ops.sum_of(ops.finish(sum0));
-        sum1 = ops.sum_of(ops.finish(sum1));
-        room = ops.plan().next_terms;
+  Halves weights[kRowsPerPass];
+  for (std::size_t pass = 0; pass < k; pass += kRowsPerPass) {
+    const std::size_t terms = k - pass < kRowsPerPass ? k - pass : kRowsPerPass;
+    for (std::size_t i = 0; i < terms; ++i)
+      weights[i] = ops.split(ops.broadcast(w[pass + i]));
+    for (std::size_t c = 0; c < count; c += 2 * kLanes) {
+      Sum sum0 = ops.sum_of(pass > 0 ? ops.load(out + c) : ops.broadcast(0));
+      Sum sum1 = ops.sum_of(pass > 0 ? ops.load(out + c + kLanes) : ops.broadcast(0));
+      // products the sums can still take
+      std::size_t room = pass > 0 ? ops.plan().next_terms : ops.plan().first_terms;
+      for (std::size_t i = 0; i < terms; ++i) {
+        const uint64_t* row = rows[pass + i] + column + c;
+        ops.add_product(sum0, ops.split(ops.load(row)), weights[i]);
+        ops.add_product(sum1, ops.split(ops.load(row + kLanes)), weights[i]);
+        if (--room == 0 && i + 1 < terms) {
+          sum0 = ops.sum_of(ops.finish(sum0));
+          sum1 = ops.sum_of(ops.finish(sum1));
+          room = ops.plan().next_terms;
+        }
       }
+      ops.store(out + c, ops.finish(sum0));
+      ops.store(out + c + kLanes, ops.finish(sum1));
     }
-    ops.store(out + c, ops.finish(sum0));
-    ops.store(out + c + kLanes, ops.finish(sum1));
   }
 }
 

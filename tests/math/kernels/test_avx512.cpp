@@ -484,8 +484,13 @@ TEST_P(KernelLevelTest, WeightedSum) {
   for (const Modulus& q : eltwise_moduli(isa())) {
     const uint64_t qv = q.value();
     const ModulusData md = modulus_data(q);
-    for (uint32_t input_bits : {static_cast<uint32_t>(q.bit_count()), 50u, 55u, 61u}) {
-      const std::size_t terms = 9, n = 300, stride = 301;
+    // 9 terms: one group below 55 bits; 70: several groups and a second
+    // chunk of the floating-point path, and longer sums for the others.
+    for (const auto [input_bits, terms] :
+         {std::pair{static_cast<uint32_t>(q.bit_count()), std::size_t{9}}, std::pair{50u, 9ul},
+          std::pair{55u, 9ul}, std::pair{61u, 9ul},
+          std::pair{static_cast<uint32_t>(q.bit_count()), std::size_t{70}}}) {
+      const std::size_t n = 300, stride = 301, column = 1;
       const uint64_t bound = uint64_t{1} << input_bits;
       // Inputs may exceed q (residues of other primes) but not 2^input_bits.
       std::vector<uint64_t> edges = {0, bound - 1, bound / 2};
@@ -501,14 +506,18 @@ TEST_P(KernelLevelTest, WeightedSum) {
       std::vector<uint64_t> shoup;
       for (uint64_t w : weights)
         shoup.push_back(q.shoup(w));
-      std::vector<uint64_t> out(n);
-      level.weighted_sum_mod(out.data(), rows.data(), stride, weights.data(), shoup.data(), terms,
-                             n, input_bits, md);
-      for (std::size_t c = 0; c < n; ++c) {
+      std::vector<const uint64_t*> row_pointers;
+      for (std::size_t i = 0; i < terms; ++i)
+        row_pointers.push_back(rows.data() + i * stride);
+      std::vector<uint64_t> out(n - column);
+      level.weighted_sum_mod(out.data(), row_pointers.data(), column, weights.data(), shoup.data(),
+                             terms, n - column, input_bits, md);
+      for (std::size_t c = 0; c + column < n; ++c) {
         u128 sum = 0;
         for (std::size_t i = 0; i < terms; ++i)
-          sum = (sum + u128{rows[i * stride + c]} * weights[i]) % qv;
-        ASSERT_EQ(out[c], static_cast<uint64_t>(sum)) << level.name << " q=" << qv << " c=" << c;
+          sum = (sum + u128{rows[i * stride + column + c]} * weights[i]) % qv;
+        ASSERT_EQ(out[c], static_cast<uint64_t>(sum))
+            << level.name << " q=" << qv << " k=" << terms << " c=" << c;
       }
     }
   }

@@ -220,6 +220,62 @@ TEST(Eltwise, WeightedSumRefusesBadInput) {
   EXPECT_EQ(out, std::vector<uint64_t>(8, 3));
 }
 
+// Polynomial evaluation's sum of constants times separate powers: every
+// level against __int128 sums, with sums long enough for several groups and
+// chunks of the floating-point path (7 terms a group at 55 bits, 64 a
+// chunk), all-maximal inputs, and lengths that leave tails.
+TEST(Eltwise, WeightedSumOfSeparateRowsMatchesInt128AtEveryLevel) {
+  std::mt19937_64 rng(23);
+  for (Isa isa : supported_isas()) {
+    for (int bits : {30, 50, 55, 60, 61}) {
+      if (isa == Isa::ifma && bits > 50) continue;
+      const Modulus q = generate_ntt_primes(bits, 8, 1)[0];
+      for (std::size_t terms : {1, 7, 8, 63, 64, 65, 200}) {
+        for (std::size_t n : {std::size_t{13}, std::size_t{256}}) {
+          for (bool maximal : {false, true}) {
+            std::vector<std::vector<uint64_t>> rows;
+            std::vector<std::span<const uint64_t>> row_spans;
+            for (std::size_t i = 0; i < terms; ++i) {
+              rows.push_back(maximal ? std::vector<uint64_t>(n, q.value() - 1)
+                                     : random_values(n, q.value(), rng));
+            }
+            for (const auto& row : rows)
+              row_spans.emplace_back(row);
+            std::vector<uint64_t> weights = maximal ? std::vector<uint64_t>(terms, q.value() - 1)
+                                                    : random_values(terms, q.value(), rng);
+            const FixedWeights fixed(weights, q);
+            std::vector<uint64_t> out(n, 7);
+            weighted_sum_mod(row_spans, fixed, out, bits, isa);
+            for (std::size_t c = 0; c < n; ++c) {
+              u128 sum = 0;
+              for (std::size_t i = 0; i < terms; ++i)
+                sum = (sum + static_cast<u128>(rows[i][c]) * weights[i]) % q.value();
+              ASSERT_EQ(out[c], static_cast<uint64_t>(sum))
+                  << to_string(isa) << " bits=" << bits << " k=" << terms << " n=" << n
+                  << " c=" << c << " maximal=" << maximal;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Eltwise, WeightedSumOfSeparateRowsRefusesBadInput) {
+  const Modulus q = generate_ntt_primes(40, 16, 1)[0];
+  const FixedWeights weights({1, 2}, q);
+  std::vector<uint64_t> a(8, 1), b(8, 2), short_row(7, 1), out(8, 5);
+  using Rows = std::vector<std::span<const uint64_t>>;
+  EXPECT_THROW(weighted_sum_mod(Rows{a}, weights, out, 40), MismatchError);  // one row, two weights
+  EXPECT_THROW(weighted_sum_mod(Rows{a, short_row}, weights, out, 40), MismatchError);
+  EXPECT_THROW(weighted_sum_mod(Rows{a, b}, weights, out, 0), InvalidArgument);
+  EXPECT_THROW(weighted_sum_mod(Rows{a, b}, weights, out, 62), InvalidArgument);
+  EXPECT_EQ(out, std::vector<uint64_t>(8, 5));
+  EXPECT_THROW(weighted_sum_mod(Rows{a, out}, weights, out, 40), InvalidArgument);  // overlap
+  weighted_sum_mod(Rows{a, b}, weights, out, 40);
+  EXPECT_EQ(out, std::vector<uint64_t>(8, 5));  // 1 * 1 + 2 * 2
+}
+
 // Base conversion's alpha estimate: every level against long double sums of
 // the same terms (rows up to 2^input_bits, factors 1/q as the converter's),
 // within the documented bound, and its bad input refused.

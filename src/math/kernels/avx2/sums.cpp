@@ -343,8 +343,8 @@ namespace {
 // quotient estimate stays within 3/4 of y w / q < 2^50), its remainder kept
 // as a double in (-q, q) and summed, folded every kTermsPerFold terms as in
 // dot_product_pair.
-void weighted_sum_double(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,
-                         size_t k, size_t first, size_t count, uint64_t q) {
+void weighted_sum_double(uint64_t* out, const uint64_t* const* rows, size_t column,
+                         const uint64_t* w, size_t k, size_t first, size_t count, uint64_t q) {
   const DoubleModulus d = make_double_modulus(q);
   constexpr size_t kMaxCachedWeights = 64;
   DoubleFixed weights[kMaxCachedWeights];
@@ -360,7 +360,7 @@ void weighted_sum_double(uint64_t* out, const uint64_t* y, size_t stride, const 
       acc[v] = _mm256_setzero_pd();
     for (size_t i = 0; i < k; ++i) {
       const DoubleFixed weight = i < cached ? weights[i] : make_double_fixed(w[i], q);
-      const uint64_t* row = y + i * stride + c;
+      const uint64_t* row = rows[i] + column + c;
       for (int v = 0; v < kVectors; ++v) {
         acc[v] = _mm256_add_pd(acc[v], product_remainder(to_double(loadu(row + 4 * v), d), weight.w,
                                                          weight.w_over_q, d));
@@ -377,7 +377,7 @@ void weighted_sum_double(uint64_t* out, const uint64_t* y, size_t stride, const 
 
 }  // namespace
 
-void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,
+void weighted_sum_mod(uint64_t* out, const uint64_t* const* rows, size_t column, const uint64_t* w,
                       const uint64_t* w_shoup, size_t k, size_t n, uint32_t input_bits,
                       const ModulusData& q) {
   size_t done = 0;
@@ -388,11 +388,11 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
   }
   if (use_double(q.value) && input_bits <= 50) {
     done = n / 16 * 16;
-    weighted_sum_double(out, y, stride, w, k, 0, done, q.value);
+    weighted_sum_double(out, rows, column, w, k, 0, done, q.value);
   } else if (const int bits = std::max<int>(input_bits, 64 - __builtin_clzll(q.value));
              bits <= kMaxSplitBits) {
     done = n / 8 * 8;
-    weighted_sum_split(Avx2SplitOps(q, bits), out, y, stride, w, k, done);
+    weighted_sum_split(Avx2SplitOps(q, bits), out, rows, column, w, k, done);
   } else {
     // Integer path for 61-bit operands: Shoup products (any 64-bit input)
     // summed with one conditional subtraction each.
@@ -407,14 +407,15 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
       for (size_t i = 0; i < k; ++i) {
         const ShoupOperand weight = i < cached ? weights[i] : make_shoup(w[i], w_shoup[i]);
         const __m256i product =
-            reduce_once(mul_shoup_lazy(loadu(y + i * stride + done), weight, m), m.q);
+            reduce_once(mul_shoup_lazy(loadu(rows[i] + column + done), weight, m), m.q);
         acc = reduce_once(_mm256_add_epi64(acc, product), m.q);
       }
       storeu(out + done, acc);
     }
   }
   if (done < n)
-    scalar::weighted_sum_mod(out + done, y + done, stride, w, w_shoup, k, n - done, input_bits, q);
+    scalar::weighted_sum_mod(out + done, rows, column + done, w, w_shoup, k, n - done, input_bits,
+                             q);
 }
 
 }  // namespace heft::math::kernels::avx2

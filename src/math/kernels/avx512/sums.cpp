@@ -134,7 +134,7 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
                                accumulate);
 }
 
-void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,
+void weighted_sum_mod(uint64_t* out, const uint64_t* const* rows, size_t column, const uint64_t* w,
                       const uint64_t* w_shoup, size_t k, size_t n, uint32_t input_bits,
                       const ModulusData& q) {
   if (k == 0) {
@@ -145,12 +145,12 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
   const int q_bits = 64 - __builtin_clzll(q.value);
   const int bits = static_cast<int>(input_bits) > q_bits ? static_cast<int>(input_bits) : q_bits;
   size_t done = 0;
-  if (weighted_sum_fp_fits(q.value, input_bits, k)) {
+  if (const std::size_t group = weighted_sum_fp_group(q.value, input_bits); group >= 1) {
     done = n / 8 * 8;
-    weighted_sum_fp(out, y, stride, w, w_shoup, k, done, q.value, input_bits);
+    weighted_sum_fp(out, rows, column, w, w_shoup, k, done, q.value, input_bits, group);
   } else if (bits <= kMaxSplitBits) {
     done = n / 16 * 16;
-    weighted_sum_split(Avx512SplitOps(q, bits), out, y, stride, w, k, done);
+    weighted_sum_split(Avx512SplitOps(q, bits), out, rows, column, w, k, done);
   } else {
     // 61-bit operands: term by term, a Shoup product (any 64-bit input) added
     // into out with one conditional subtraction; each weight's vectors are
@@ -159,7 +159,7 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
     const __m512i qv = set1(q.value);
     for (size_t i = 0; i < k; ++i) {
       const ShoupProduct weight(w[i], w_shoup[i], q.value);
-      const uint64_t* row = y + i * stride;
+      const uint64_t* row = rows[i] + column;
       for (size_t c = 0; c < done; c += 8) {
         const __m512i product = weight(_mm512_loadu_si512(row + c));
         _mm512_storeu_si512(
@@ -170,7 +170,8 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
     }
   }
   if (done < n)
-    scalar::weighted_sum_mod(out + done, y + done, stride, w, w_shoup, k, n - done, input_bits, q);
+    scalar::weighted_sum_mod(out + done, rows, column + done, w, w_shoup, k, n - done, input_bits,
+                             q);
 }
 
 void scaled_sum_double(double* sums, const uint64_t* rows, size_t stride, const double* factors,

@@ -1,11 +1,10 @@
 // AVX512-IFMA52 long sums for q < 2^50: dot_product_pair (key switching's
-// inner product) and weighted_sum_mod (base conversion's sum) accumulate the
-// 52-bit halves of their products and reduce only every few terms (see
-// below); wider operands take avx512's sums (floating-point quotients below
-// 2^55, split sums above). scaled_sum_double is avx512's.
+// inner product) accumulates the 52-bit halves of its products and reduces
+// only every few terms (see below); wider operands take avx512's sums
+// (floating-point quotients below 2^55, split sums above). weighted_sum_mod
+// and scaled_sum_double are avx512's.
 #include "math/kernels/avx512_intrinsics.hpp"
 #include "math/kernels/avx512_lane_ops.hpp"
-#include "math/kernels/avx512_weighted_sum_fp.hpp"
 #include "math/kernels/ifma/modular_arith.hpp"
 #include "math/kernels/kernel_api.hpp"
 #include "math/kernels/key_run_prefetch.hpp"
@@ -151,46 +150,14 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
   }
 }
 
-// Base conversion's sum (weighted_sum_mod in kernel_api.hpp) for q < 2^50
-// and inputs below 2^50: the products y w < 2^100 accumulate exactly as the
-// inner product's above and fold every kFoldTerms terms; two vectors per
-// step give the core two independent chains. Other inputs go to avx512.
-void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,
+// weighted_sum_mod is avx512's: its floating-point quotients take five
+// instructions per term against four 52-bit multiplies here and ran faster
+// (bench_poly's WeightedSum/avx512/16384/50 against /ifma/), and they take
+// any number of terms in groups.
+void weighted_sum_mod(uint64_t* out, const uint64_t* const* rows, size_t column, const uint64_t* w,
                       const uint64_t* w_shoup, size_t k, size_t n, uint32_t input_bits,
                       const ModulusData& q) {
-  // avx512's floating-point quotients take five instructions per term
-  // against these four 52-bit multiplies and run faster (bench_poly's
-  // WeightedSum/avx512/16384/50 against /ifma/); they decline what they
-  // cannot bound, and so does this path beyond 50 bits.
-  if (q.value >= kModulusBound || input_bits > 50 || k == 0 ||
-      weighted_sum_fp_fits(q.value, input_bits, k)) {
-    HEFT_AVX512_NAMESPACE::weighted_sum_mod(out, y, stride, w, w_shoup, k, n, input_bits, q);
-    return;
-  }
-  const ProductFolder folder(q.value);
-  const __m512i zero = _mm512_setzero_si512();
-  size_t c = 0;
-  for (; c + 16 <= n; c += 16) {
-    __m512i lo0 = zero, hi0 = zero, lo1 = zero, hi1 = zero;
-    for (size_t i = 0; i < k; ++i) {
-      const __m512i weight = set1(w[i]);
-      const uint64_t* row = y + i * stride + c;
-      const __m512i y0 = _mm512_loadu_si512(row), y1 = _mm512_loadu_si512(row + 8);
-      lo0 = _mm512_madd52lo_epu64(lo0, y0, weight);
-      hi0 = _mm512_madd52hi_epu64(hi0, y0, weight);
-      lo1 = _mm512_madd52lo_epu64(lo1, y1, weight);
-      hi1 = _mm512_madd52hi_epu64(hi1, y1, weight);
-      if ((i + 1) % kFoldTerms == 0 && i + 1 < k) {
-        lo0 = folder.fold(lo0, hi0);
-        lo1 = folder.fold(lo1, hi1);
-        hi0 = zero;
-        hi1 = zero;
-      }
-    }
-    _mm512_storeu_si512(out + c, folder.finish(lo0, hi0, false));
-    _mm512_storeu_si512(out + c + 8, folder.finish(lo1, hi1, false));
-  }
-  if (c < n) scalar::weighted_sum_mod(out + c, y + c, stride, w, w_shoup, k, n - c, input_bits, q);
+  HEFT_AVX512_NAMESPACE::weighted_sum_mod(out, rows, column, w, w_shoup, k, n, input_bits, q);
 }
 
 void scaled_sum_double(double* sums, const uint64_t* rows, size_t stride, const double* factors,

@@ -139,7 +139,7 @@ void dot_product_pair(uint64_t* out0, uint64_t* out1, const uint64_t* const* x,
   }
 }
 
-void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uint64_t* w,
+void weighted_sum_mod(uint64_t* out, const uint64_t* const* rows, size_t column, const uint64_t* w,
                       const uint64_t*, size_t k, size_t n, uint32_t, const ModulusData& q) {
   // Products below 2^61 * 2^61 = 2^122: 32 fit on a reduced partial sum.
   constexpr size_t kTermsPerReduction = 32;
@@ -147,7 +147,7 @@ void weighted_sum_mod(uint64_t* out, const uint64_t* y, size_t stride, const uin
     unsigned __int128 sum = 0;
     for (size_t i = 0; i < k; ++i) {
       if (i != 0 && i % kTermsPerReduction == 0) sum = barrett_reduce_128(sum, q);
-      sum += static_cast<unsigned __int128>(y[i * stride + c]) * w[i];
+      sum += static_cast<unsigned __int128>(rows[i][column + c]) * w[i];
     }
     out[c] = barrett_reduce_128(sum, q);
   }
