@@ -166,7 +166,7 @@ class PatersonStockmeyer::LeafSource {
   }
 
  private:
-  static constexpr std::size_t kBatchWords = std::size_t{1} << 27;  // 1 GiB
+  static constexpr std::size_t kBatchWords = std::size_t{1} << 26;  // 512 MiB
   std::vector<LeafRequest> requests_;
   const Tools& tools_;
   std::size_t degree_;

@@ -259,7 +259,8 @@ RelinKey KeyGenerator::create_relin_key() const {
 
 GaloisKeys KeyGenerator::create_galois_keys_for_elements(
     std::span<const uint64_t> elements, std::optional<std::size_t> max_level) const {
-  key_tower_count(max_level, "create_galois_keys");  // refuses a bad level before any work
+  // Refuses a bad level before any work.
+  static_cast<void>(key_tower_count(max_level, "create_galois_keys"));
   GaloisKeys keys(context_);
   for (uint64_t g : elements) {
     context_->ciphertext_ring()->require_galois_element(g);
