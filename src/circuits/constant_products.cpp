@@ -161,7 +161,7 @@ void ConstantProducts::multiply_accumulate(rlwe::Ciphertext& acc, const rlwe::Ci
 std::vector<rlwe::Ciphertext> ConstantProducts::linear_combinations(
     std::span<const Combination> combinations, const char* operation) const {
   // Each combination's nonzero terms with their constants' residues, checked
-  // as multiply_accumulate checks them.
+  // as multiply_accumulate checks them, and its output (zero without terms).
   struct Prepared {
     std::vector<const rlwe::Ciphertext*> xs;
     std::vector<std::vector<uint64_t>> first_halves, second_halves;  // [term][tower]
@@ -187,16 +187,9 @@ std::vector<rlwe::Ciphertext> ConstantProducts::linear_combinations(
     }
     max_parts = std::max(max_parts, parts);
     max_towers = std::max(max_towers, towers);
-  }
-  for (std::size_t r = 0; r < combinations.size(); ++r) {
-    const Combination& combination = combinations[r];
-    std::size_t parts = 2;
-    for (const auto* x : prepared[r].xs)
-      parts = std::max(parts, x->parts.size());
-    outs.push_back(
-        prepared[r].xs.empty()
-            ? zero(combination.level, combination.scale, combination.slots)
-            : uninitialized(combination.level, combination.scale, combination.slots, parts));
+    outs.push_back(terms.xs.empty() ? zero(combination.level, combination.scale, combination.slots)
+                                    : uninitialized(combination.level, combination.scale,
+                                                    combination.slots, parts));
   }
 
   // One job per part, tower and half (the halves take different constants,

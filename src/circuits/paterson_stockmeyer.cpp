@@ -143,8 +143,9 @@ std::vector<rlwe::Ciphertext> PatersonStockmeyer::leaves(std::span<const LeafReq
 }
 
 // The leaves in the recursion's order, computed a batch at a time: as many
-// as fit kBatchWords words (bounding the memory they hold at once), so that
-// each batch reads the powers once.
+// as fit kBatchWords words and at most kBatchLeaves leaves (bounding the
+// memory they hold at once; at N = 2^16 the words bind first, near 50
+// leaves), so that each batch reads the powers once.
 class PatersonStockmeyer::LeafSource {
  public:
   LeafSource(std::vector<LeafRequest> requests, const Tools& tools, std::size_t degree)
@@ -155,7 +156,8 @@ class PatersonStockmeyer::LeafSource {
       ready_.clear();
       ready_next_ = 0;
       std::size_t last = requested_, words = 0;
-      while (last < requests_.size() && (last == requested_ || words < kBatchWords)) {
+      while (last < requests_.size() &&
+             (last == requested_ || (words < kBatchWords && last - requested_ < kBatchLeaves))) {
         words += 2 * (requests_[last].level + 1) * degree_;
         ++last;
       }
@@ -167,6 +169,7 @@ class PatersonStockmeyer::LeafSource {
 
  private:
   static constexpr std::size_t kBatchWords = std::size_t{1} << 26;  // 512 MiB
+  static constexpr std::size_t kBatchLeaves = 64;
   std::vector<LeafRequest> requests_;
   const Tools& tools_;
   std::size_t degree_;

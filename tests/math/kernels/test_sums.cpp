@@ -270,10 +270,13 @@ TEST(Eltwise, WeightedSumOfSeparateRowsRefusesBadInput) {
   EXPECT_THROW(weighted_sum_mod(Rows{a, short_row}, weights, out, 40), MismatchError);
   EXPECT_THROW(weighted_sum_mod(Rows{a, b}, weights, out, 0), InvalidArgument);
   EXPECT_THROW(weighted_sum_mod(Rows{a, b}, weights, out, 62), InvalidArgument);
-  EXPECT_EQ(out, std::vector<uint64_t>(8, 5));
   EXPECT_THROW(weighted_sum_mod(Rows{a, out}, weights, out, 40), InvalidArgument);  // overlap
+  EXPECT_EQ(out, std::vector<uint64_t>(8, 5));                                      // untouched
   weighted_sum_mod(Rows{a, b}, weights, out, 40);
-  EXPECT_EQ(out, std::vector<uint64_t>(8, 5));  // 1 * 1 + 2 * 2
+  EXPECT_EQ(out, std::vector<uint64_t>(8, 1 * 1 + 2 * 2));
+  std::fill(b.begin(), b.end(), 3);
+  weighted_sum_mod(Rows{a, b}, weights, out, 40);
+  EXPECT_EQ(out, std::vector<uint64_t>(8, 1 * 1 + 2 * 3));  // written, not left as it was
 }
 
 // Base conversion's alpha estimate: every level against long double sums of
